@@ -1,0 +1,13 @@
+"""skipbo-env: the card game Skip-Bo as a rules engine and reinforcement-learning environments."""
+
+from .actions import ActionLayout
+from .aec import env, raw_env
+from .engine import WILD, Game, card_name
+from .match import Match
+from .observation import ObservationEncoder
+from .rules import VARIANTS, Rules, allowed_players
+
+__version__ = "0.1.0"
+
+__all__ = ["ActionLayout", "Game", "Match", "ObservationEncoder", "Rules", "VARIANTS", "WILD",
+           "allowed_players", "card_name", "env", "raw_env", "__version__"]

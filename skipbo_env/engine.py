@@ -1,0 +1,545 @@
+"""The Skip-Bo rules engine: the only place that knows the rules of play.
+
+A `Game` holds one deal. Cards are integers, 1..max_rank for numbers and 0 for the wild
+(Skip-Bo card). Every pile is a list with its top card last.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+
+from .actions import DISCARD, HAND, STOCK, ActionLayout
+from .rules import Rules
+
+FORMAT = "skipbo-state/1"
+WILD = 0
+PHASES = ("play", "won", "drawn", "truncated")
+_TARGETS_MEMO: dict[Rules, dict[tuple, list[list[int]]]] = {}
+
+
+def card_name(card: int) -> str:
+    """A card in words: its number, or "Skip-Bo" for the wild."""
+    return "Skip-Bo" if card == WILD else str(card)
+
+
+class Game:
+    """One game of Skip-Bo under `rules`, dealt from a generator seeded with `seed`."""
+
+    def __init__(self, rules: Rules, seed: int | None = None, first_player: int = 0,
+                 scores: list[int] | None = None):
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a skipbo_env.Rules, got {type(rules).__name__}; "
+                            f"use Rules.preset(name, num_players)")
+        n = rules.num_players
+        if isinstance(first_player, bool) or not isinstance(first_player, (int, np.integer)) \
+                or not 0 <= first_player < n:
+            raise ValueError(f"first_player must be a seat in 0..{n - 1}, got {first_player!r}")
+        self._init_static(rules)
+        self.rng = np.random.default_rng(seed)
+        self.scores = [0] * n if scores is None else _check_scores(scores, n)
+        self.first_player = int(first_player)
+        deck = [WILD] * rules.wilds + [r for r in range(1, rules.max_rank + 1)
+                                       for _ in range(rules.copies_per_rank)]
+        self.rng.shuffle(deck)
+        self.stocks = []
+        for _ in range(n):
+            self.stocks.append(deck[-rules.stock_size:])
+            del deck[-rules.stock_size:]
+        self.draw_pile = deck
+        self.set_aside: list[int] = []
+        self.building = [[] for _ in range(rules.building_piles)]
+        if rules.stacked:
+            self.hands = [[[] for _ in range(rules.hand_size)] for _ in range(n)]
+        else:
+            self.hands = [[] for _ in range(n)]
+        self.discards = [[[] for _ in range(rules.discard_piles)] for _ in range(n)]
+        self.current_player = self.first_player
+        self.turn = 0
+        self.phase = "play"
+        self.winner: Any = None
+        self.played_this_turn = False
+        self.stall_turns = 0
+        self._start_turn()
+
+    def _init_static(self, rules: Rules) -> None:
+        self._legal: list[int] | None = None
+        self.rules = rules
+        self.layout = ActionLayout(rules)
+        # Building-pile targets by pile sizes, shared by every game of these rules.
+        self._targets_memo = _TARGETS_MEMO.setdefault(rules, {})
+        n = rules.num_players
+        # For each seat, the seats whose stock and discard piles it may play: itself first,
+        # then its teammates in turn order.
+        self.owners = [sorted(rules.team_of(p), key=lambda s, p=p: (s - p) % n) for p in range(n)]
+
+    # -- public API -----------------------------------------------------------------------------
+    @property
+    def is_over(self) -> bool:
+        """True once the game is won, drawn or truncated."""
+        return self.phase != "play"
+
+    @property
+    def truncated(self) -> bool:
+        """True when the game stopped at `rules.max_turns` without a result."""
+        return self.phase == "truncated"
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the action space."""
+        return self.layout.size
+
+    def returns(self) -> list[float]:
+        """+1 for the winner (or each member of the winning team), -1 for the others, else 0."""
+        n = self.rules.num_players
+        if self.phase != "won":
+            return [0.0] * n
+        winners = self.winner if isinstance(self.winner, list) else [self.winner]
+        return [1.0 if p in winners else -1.0 for p in range(n)]
+
+    def points(self) -> list[int]:
+        """Points this game scores: the winner (each member of a winning team) scores 25 plus
+        5 for each card left in the opponents' stocks; everyone else scores 0."""
+        n = self.rules.num_players
+        if self.phase != "won":
+            return [0] * n
+        winners = self.winner if isinstance(self.winner, list) else [self.winner]
+        left = sum(len(self.stocks[p]) for p in range(n) if p not in winners)
+        return [25 + 5 * left if p in winners else 0 for p in range(n)]
+
+    def legal_actions(self) -> list[int]:
+        """The legal actions of the current player, in increasing order."""
+        return list(self._legal_cached())
+
+    def _legal_cached(self) -> list[int]:
+        if self._legal is None:
+            self._legal = self._compute_legal()
+        return self._legal
+
+    def _compute_legal(self) -> list[int]:
+        if self.phase != "play":
+            return []
+        rules, layout = self.rules, self.layout
+        p = self.current_player
+        b = rules.building_piles
+        targets = self._targets()
+        hand_ranks = None if rules.stacked else sorted(set(self.hands[p]))
+        actions: list[int] = []
+        for s, card in self._sources(p, hand_ranks):
+            piles = targets[card]
+            if piles:
+                base = s * b
+                for i in piles:
+                    actions.append(base + i)
+        if rules.stacked:
+            if not actions:
+                actions.append(layout.end_turn)
+        elif hand_ranks:
+            d = rules.discard_piles
+            base = layout.discard_base
+            for rank in hand_ranks:
+                actions.extend(range(base + rank * d, base + rank * d + d))
+        else:
+            actions.append(layout.end_turn)
+        return actions
+
+    def action_mask(self) -> np.ndarray:
+        """int8 array over all actions, 1 where the action is legal."""
+        mask = np.zeros(self.layout.size, dtype=np.int8)
+        mask[self._legal_cached()] = 1
+        return mask
+
+    def step(self, action: int) -> None:
+        """Apply the current player's `action`; raises ValueError if it is not legal."""
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"action must be an integer, got {action!r}")
+        action = int(action)
+        if self.phase != "play":
+            raise ValueError(f"the game is over ({self.phase}); no action is legal")
+        if not 0 <= action < self.layout.size:
+            raise ValueError(f"action {action} is outside 0..{self.layout.size - 1}")
+        if action not in self._legal_cached():
+            raise ValueError(self._illegal_message(action))
+        self._legal = None
+        decoded = self.layout.decode(action)
+        if decoded[0] == "play":
+            self._play(decoded[1], decoded[2])
+        elif decoded[0] == "discard":
+            hand = self.hands[self.current_player]
+            hand.remove(decoded[1])  # the matching card held longest
+            self.discards[self.current_player][decoded[2]].append(decoded[1])
+            self._end_turn()
+        else:
+            self._end_turn()
+
+    def describe(self, action: int) -> str:
+        """The action in words, e.g. ``"hand 7 -> building pile 2"``, using the current cards."""
+        kind, *rest = self.layout.decode(int(action))
+        if kind == "end_turn":
+            return "end turn"
+        if kind == "discard":
+            rank, pile = rest
+            return f"discard hand {card_name(rank)} -> discard pile {pile}"
+        source, pile = rest
+        seat = self.owners[self.current_player][source.owner] if source.owner < len(
+            self.owners[self.current_player]) else None
+        card = self._source_card(self.current_player, source)
+        shown = "" if card is None else " " + card_name(card)
+        if source.kind == HAND:
+            where = f"hand stack {source.index}" if self.rules.stacked else "hand"
+            if not self.rules.stacked:
+                shown = " " + card_name(source.index)
+                card = source.index
+        elif source.kind == STOCK:
+            where = "stock" if source.owner == 0 else f"player {seat}'s stock"
+        else:
+            where = (f"discard pile {source.index}" if source.owner == 0
+                     else f"player {seat}'s discard pile {source.index}")
+        text = f"{where}{shown} -> building pile {pile}"
+        if card == WILD:
+            text += f" as {len(self.building[pile]) + 1}"
+        return text
+
+    def clone(self) -> "Game":
+        """An independent copy, generator state included."""
+        g = Game.__new__(Game)
+        g.rules, g.layout, g.owners = self.rules, self.layout, self.owners
+        g._targets_memo = self._targets_memo
+        g._legal = self._legal
+        g.rng = np.random.Generator(np.random.PCG64())
+        g.rng.bit_generator.state = self.rng.bit_generator.state
+        g.scores = list(self.scores)
+        g.first_player = self.first_player
+        g.stocks = [list(s) for s in self.stocks]
+        g.draw_pile = list(self.draw_pile)
+        g.set_aside = list(self.set_aside)
+        g.building = [list(b) for b in self.building]
+        if self.rules.stacked:
+            g.hands = [[list(s) for s in h] for h in self.hands]
+        else:
+            g.hands = [list(h) for h in self.hands]
+        g.discards = [[list(d) for d in ds] for ds in self.discards]
+        g.current_player, g.turn, g.phase, g.winner = (
+            self.current_player, self.turn, self.phase,
+            list(self.winner) if isinstance(self.winner, list) else self.winner)
+        g.played_this_turn, g.stall_turns = self.played_this_turn, self.stall_turns
+        return g
+
+    # -- rules of play --------------------------------------------------------------------------
+    def _targets(self) -> list[list[int]]:
+        """For each card (0 = wild, then 1..max_rank), the building piles it may go on.
+
+        A building pile starts with a 1 or a wild, then takes the next number or a wild; a wild
+        takes the number the pile needs (on another wild too, unless `wild_on_wild` is off)."""
+        wild_on_wild = self.rules.wild_on_wild
+        key = tuple(len(cards) if wild_on_wild or not cards or cards[-1] != WILD else -len(cards)
+                    for cards in self.building)
+        targets = self._targets_memo.get(key)
+        if targets is None:
+            targets = [[] for _ in range(self.rules.max_rank + 1)]
+            for i, size in enumerate(key):
+                targets[abs(size) + 1].append(i)
+                if size >= 0:
+                    targets[WILD].append(i)
+            self._targets_memo[key] = targets
+        return targets
+
+    def _sources(self, p: int, hand_ranks: list[int] | None = None) -> list[tuple[int, int]]:
+        """(source number, card) for every card the player may play now."""
+        if self.rules.stacked:
+            sources = [(i, stack[-1]) for i, stack in enumerate(self.hands[p]) if stack]
+        else:
+            if hand_ranks is None:
+                hand_ranks = sorted(set(self.hands[p]))
+            sources = [(rank, rank) for rank in hand_ranks]
+        s = self.layout.stock_source
+        for owner in self.owners[p]:
+            stock = self.stocks[owner]
+            if stock:
+                sources.append((s, stock[-1]))
+            s += 1
+            for pile in self.discards[owner]:
+                if pile:
+                    sources.append((s, pile[-1]))
+                s += 1
+        return sources
+
+    def _source_card(self, p: int, source) -> int | None:
+        if source.kind == HAND:
+            hand = self.hands[p]
+            if self.rules.stacked:
+                return hand[source.index][-1] if hand[source.index] else None
+            return source.index if source.index in hand else None
+        if source.owner >= len(self.owners[p]):
+            return None
+        owner = self.owners[p][source.owner]
+        pile = self.stocks[owner] if source.kind == STOCK else self.discards[owner][source.index]
+        return pile[-1] if pile else None
+
+    def _play(self, source, pile: int) -> None:
+        p = self.current_player
+        if source.kind == HAND:
+            if self.rules.stacked:
+                card = self.hands[p][source.index].pop()
+            else:
+                card = source.index
+                self.hands[p].remove(card)
+        else:
+            owner = self.owners[p][source.owner]
+            cards = self.stocks[owner] if source.kind == STOCK else self.discards[owner][source.index]
+            card = cards.pop()
+        target = self.building[pile]
+        target.append(card)
+        self.played_this_turn = True
+        if len(target) == self.rules.max_rank:
+            # A completed pile is set aside at once, freeing its place.
+            self.set_aside.extend(target)
+            self.building[pile] = []
+        if source.kind == STOCK and self._team_stocks_empty(p):
+            team = self.rules.team_of(p)
+            self.winner = list(team) if self.rules.teams is not None else p
+            self.phase = "won"
+            return
+        if not self.rules.stacked and not self.hands[p]:
+            # Playing every hand card without winning draws a full hand at once.
+            self._draw(p, self.rules.hand_size)
+
+    def _team_stocks_empty(self, p: int) -> bool:
+        return all(not self.stocks[s] for s in self.rules.team_of(p))
+
+    def _draw_card(self) -> int | None:
+        if not self.draw_pile:
+            if not self.set_aside:
+                return None
+            # Only completed piles are reshuffled into a new draw pile.
+            self.draw_pile = self.set_aside
+            self.set_aside = []
+            self.rng.shuffle(self.draw_pile)
+        return self.draw_pile.pop()
+
+    def _draw(self, p: int, count: int) -> None:
+        hand = self.hands[p]
+        for _ in range(count):
+            card = self._draw_card()
+            if card is None:
+                return
+            hand.append(card)
+
+    def _start_turn(self) -> None:
+        p = self.current_player
+        self.played_this_turn = False
+        if self.rules.stacked:
+            # One face-up card onto each hand stack, stack 0 first.
+            for stack in self.hands[p]:
+                card = self._draw_card()
+                if card is None:
+                    return
+                stack.append(card)
+        else:
+            self._draw(p, self.rules.hand_size - len(self.hands[p]))
+
+    def _end_turn(self) -> None:
+        self.turn += 1
+        if not self.played_this_turn and not self.draw_pile and not self.set_aside:
+            self.stall_turns += 1
+        else:
+            self.stall_turns = 0
+        if self.stall_turns >= self.rules.num_players:
+            self.phase, self.winner = "drawn", "draw"
+            return
+        if self.turn >= self.rules.max_turns:
+            self.phase = "truncated"
+            return
+        self.current_player = (self.current_player + 1) % self.rules.num_players
+        self._start_turn()
+
+    def _illegal_message(self, action: int) -> str:
+        legal = self.legal_actions()
+        listed = "; ".join(f"{a}: {self.describe(a)}" for a in legal)
+        return (f"illegal action {action} ({self.describe(action)}) for player "
+                f"{self.current_player}; legal actions are {listed}")
+
+    # -- serialisation --------------------------------------------------------------------------
+    def to_dict(self) -> dict:
+        """The whole state as a JSON-serialisable dictionary (see docs/rules.md)."""
+        return {
+            "format": FORMAT,
+            "rules": self.rules.to_dict(),
+            "current_player": self.current_player,
+            "turn": self.turn,
+            "phase": self.phase,
+            "draw_pile": list(self.draw_pile),
+            "set_aside": list(self.set_aside),
+            "building_piles": [list(b) for b in self.building],
+            "players": [
+                {"stock": list(self.stocks[p]),
+                 "hand": ([list(s) for s in self.hands[p]] if self.rules.stacked
+                          else list(self.hands[p])),
+                 "discard_piles": [list(d) for d in self.discards[p]]}
+                for p in range(self.rules.num_players)],
+            "winner": list(self.winner) if isinstance(self.winner, list) else self.winner,
+            "first_player": self.first_player,
+            "scores": list(self.scores),
+            "played_this_turn": self.played_this_turn,
+            "stall_turns": self.stall_turns,
+            "rng": _jsonable(self.rng.bit_generator.state),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Game":
+        """Rebuild a game from `to_dict` output; raises ValueError naming what is wrong."""
+        return _load(cls, d)
+
+    def __repr__(self) -> str:
+        return (f"Game({self.rules.variant}, {self.rules.num_players} players, turn {self.turn}, "
+                f"player {self.current_player} to act, {self.phase})")
+
+
+def _jsonable(state: dict) -> dict:
+    return json.loads(json.dumps(state))
+
+
+def _check_scores(scores, n: int) -> list[int]:
+    if not isinstance(scores, list) or len(scores) != n or any(
+            isinstance(s, bool) or not isinstance(s, int) or s < 0 for s in scores):
+        raise ValueError(f"scores must be a list of {n} non-negative integers, got {scores!r}")
+    return list(scores)
+
+
+_KEYS = {"format", "rules", "current_player", "turn", "phase", "draw_pile", "set_aside",
+         "building_piles", "players", "winner", "first_player", "scores", "played_this_turn",
+         "stall_turns", "rng"}
+
+
+def _load(cls, d: dict) -> Game:
+    if not isinstance(d, dict):
+        raise ValueError(f"a game state must be a dictionary, got {type(d).__name__}")
+    if d.get("format") != FORMAT:
+        raise ValueError(f"unknown state format {d.get('format')!r}; expected {FORMAT!r}")
+    missing, unknown = _KEYS - set(d), set(d) - _KEYS
+    if missing:
+        raise ValueError(f"state is missing key(s) {sorted(missing)}")
+    if unknown:
+        raise ValueError(f"state has unknown key(s) {sorted(unknown)}")
+    try:
+        rules = Rules.from_dict(d["rules"])
+    except TypeError as e:
+        raise ValueError(f"bad rules in state: {e}") from None
+    n, top = rules.num_players, rules.max_rank
+
+    def cards(value, where: str) -> list[int]:
+        if not isinstance(value, list):
+            raise ValueError(f"{where} must be a list of cards, got {value!r}")
+        for c in value:
+            if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= top:
+                raise ValueError(f"{where} holds {c!r}; cards are integers 0 (wild) to {top}")
+        return list(value)
+
+    def piles(value, count: int, where: str) -> list[list[int]]:
+        if not isinstance(value, list) or len(value) != count:
+            raise ValueError(f"{where} must be a list of {count} piles, got "
+                             f"{len(value) if isinstance(value, list) else value!r}")
+        return [cards(v, f"{where}[{i}]") for i, v in enumerate(value)]
+
+    def seat(value, where: str) -> int:
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
+            raise ValueError(f"{where} must be a seat in 0..{n - 1}, got {value!r}")
+        return value
+
+    g = Game.__new__(cls)
+    g._init_static(rules)
+    g.draw_pile = cards(d["draw_pile"], "draw_pile")
+    g.set_aside = cards(d["set_aside"], "set_aside")
+    g.building = piles(d["building_piles"], rules.building_piles, "building_piles")
+    for i, pile in enumerate(g.building):
+        if len(pile) >= top:
+            raise ValueError(f"building_piles[{i}] holds {len(pile)} cards; a pile of {top} is "
+                             f"set aside at once")
+        for k, c in enumerate(pile):
+            if c != WILD and c != k + 1:
+                raise ValueError(f"building_piles[{i}] has {c} in place {k}, where {k + 1} or a "
+                                 f"wild belongs")
+            if c == WILD and k > 0 and pile[k - 1] == WILD and not rules.wild_on_wild:
+                raise ValueError(f"building_piles[{i}] has a wild on a wild, which these rules "
+                                 f"forbid")
+    players = d["players"]
+    if not isinstance(players, list) or len(players) != n:
+        raise ValueError(f"players must be a list of {n} players")
+    g.stocks, g.hands, g.discards = [], [], []
+    for p, pl in enumerate(players):
+        if not isinstance(pl, dict) or set(pl) != {"stock", "hand", "discard_piles"}:
+            raise ValueError(f"players[{p}] must have exactly the keys stock, hand, discard_piles")
+        g.stocks.append(cards(pl["stock"], f"players[{p}].stock"))
+        if rules.stacked:
+            g.hands.append(piles(pl["hand"], rules.hand_size, f"players[{p}].hand"))
+        else:
+            hand = cards(pl["hand"], f"players[{p}].hand")
+            if len(hand) > rules.hand_size:
+                raise ValueError(f"players[{p}].hand holds {len(hand)} cards; at most "
+                                 f"{rules.hand_size}")
+            g.hands.append(hand)
+        g.discards.append(piles(pl["discard_piles"], rules.discard_piles,
+                                f"players[{p}].discard_piles"))
+        if len(g.stocks[-1]) > rules.stock_size:
+            raise ValueError(f"players[{p}].stock holds {len(g.stocks[-1])} cards; at most "
+                             f"{rules.stock_size}")
+    counts = [0] * (top + 1)
+    everything = [g.draw_pile, g.set_aside, *g.building, *g.stocks]
+    for p in range(n):
+        everything.extend(g.discards[p])
+        everything.extend(g.hands[p] if rules.stacked else [g.hands[p]])
+    for pile in everything:
+        for c in pile:
+            counts[c] += 1
+    if counts != rules.deck_counts():
+        raise ValueError(f"the cards by rank (wild first) total {counts}, but the deck holds "
+                         f"{rules.deck_counts()}")
+    g.current_player = seat(d["current_player"], "current_player")
+    g.first_player = seat(d["first_player"], "first_player")
+    turn = d["turn"]
+    if isinstance(turn, bool) or not isinstance(turn, int) or turn < 0:
+        raise ValueError(f"turn must be a non-negative integer, got {turn!r}")
+    g.turn = turn
+    if d["phase"] not in PHASES:
+        raise ValueError(f"phase must be one of {PHASES}, got {d['phase']!r}")
+    g.phase = d["phase"]
+    w = d["winner"]
+    if g.phase == "won":
+        if rules.teams is None:
+            seat(w, "winner")
+        elif not isinstance(w, list) or tuple(w) not in rules.teams:
+            raise ValueError(f"winner must be one of the teams {[list(t) for t in rules.teams]}, "
+                             f"got {w!r}")
+        winners = w if isinstance(w, list) else [w]
+        if any(g.stocks[s] for s in winners):
+            raise ValueError(f"winner {w!r} still has stock cards")
+        g.winner = list(w) if isinstance(w, list) else w
+    elif g.phase == "drawn":
+        if w != "draw":
+            raise ValueError(f"a drawn game has winner 'draw', got {w!r}")
+        g.winner = w
+    elif w is not None:
+        raise ValueError(f"winner must be null while the phase is {g.phase!r}, got {w!r}")
+    else:
+        g.winner = None
+    if g.phase == "play":
+        for team in (rules.teams or [(p,) for p in range(n)]):
+            if all(not g.stocks[s] for s in team):
+                raise ValueError(f"seats {list(team)} have empty stocks, so the game is won, "
+                                 f"but the phase is 'play'")
+    g.scores = _check_scores(d["scores"], n)
+    if not isinstance(d["played_this_turn"], bool):
+        raise ValueError("played_this_turn must be true or false")
+    g.played_this_turn = d["played_this_turn"]
+    stall = d["stall_turns"]
+    if isinstance(stall, bool) or not isinstance(stall, int) or stall < 0:
+        raise ValueError(f"stall_turns must be a non-negative integer, got {stall!r}")
+    g.stall_turns = stall
+    g.rng = np.random.Generator(np.random.PCG64())
+    try:
+        g.rng.bit_generator.state = d["rng"]
+    except (TypeError, ValueError, KeyError) as e:
+        raise ValueError(f"rng is not a PCG64 generator state: {e}") from None
+    return g

@@ -1,0 +1,50 @@
+"""Several games scored as in the official rules: first to 500 points wins."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .engine import Game
+from .rules import Rules
+
+
+class Match:
+    """A series of games; the first player moves one seat to the left after each game."""
+
+    def __init__(self, rules: Rules, seed: int | None = None, target: int = 500):
+        if isinstance(target, bool) or not isinstance(target, int) or target <= 0:
+            raise ValueError(f"target must be a positive integer, got {target!r}")
+        self.rules = rules
+        self.target = target
+        self.rng = np.random.default_rng(seed)
+        self.scores = [0] * rules.num_players
+        self.games_played = 0
+        self.game = self._deal(first_player=0)
+
+    def _deal(self, first_player: int) -> Game:
+        return Game(self.rules, int(self.rng.integers(2**63)), first_player=first_player,
+                    scores=list(self.scores))
+
+    @property
+    def winner(self):
+        """The seat (or team, as a list) that reached the target first, else None."""
+        best = max(self.scores)
+        if best < self.target:
+            return None
+        seat = self.scores.index(best)
+        return list(self.rules.team_of(seat)) if self.rules.teams is not None else seat
+
+    def next_game(self) -> Game | None:
+        """Score the finished game, then deal the next one; returns None once a seat (or team)
+        has reached the target."""
+        if self.winner is not None:
+            raise ValueError(f"the match is over; {self.winner} reached {self.target}")
+        if not self.game.is_over:
+            raise ValueError("the current game is not over yet")
+        for p, pts in enumerate(self.game.points()):
+            self.scores[p] += pts
+        self.games_played += 1
+        if self.winner is not None:
+            return None
+        self.game = self._deal((self.game.first_player + 1) % self.rules.num_players)
+        return self.game

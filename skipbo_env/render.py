@@ -1,0 +1,46 @@
+"""Text rendering of a game table (the env's ``ansi`` render mode)."""
+
+from __future__ import annotations
+
+from .engine import Game, card_name
+
+
+def _pile(cards: list[int]) -> str:
+    return "[" + " ".join(card_name(c) for c in cards) + "]" if cards else "[ ]"
+
+
+def render_table(game: Game, seat: int | None = None) -> str:
+    """The table as text; with `seat` given, other players' hands and every stock below its top
+    are hidden, as that seat sees them."""
+    rules = game.rules
+    lines = [f"Skip-Bo ({rules.variant}, {rules.num_players} players)  turn {game.turn}  "
+             f"draw pile {len(game.draw_pile)}  set aside {len(game.set_aside)}"]
+    lines.append("building piles: " + "  ".join(
+        f"{i}:{len(p) if p else '-'}" for i, p in enumerate(game.building)))
+    for p in range(rules.num_players):
+        marker = ">" if p == game.current_player and not game.is_over else " "
+        team = ""
+        if rules.teams is not None:
+            team = f" team {[list(t) for t in rules.teams].index(list(rules.team_of(p)))}"
+        stock = game.stocks[p]
+        top = card_name(stock[-1]) if stock else "-"
+        line = f"{marker} player {p}{team}: stock {top} ({len(stock)} cards)"
+        hand = game.hands[p]
+        if rules.stacked:
+            line += "  hand stacks " + " ".join(_pile(s) for s in hand)
+        elif seat is None or seat == p:
+            line += "  hand " + (" ".join(card_name(c) for c in hand) or "-")
+        else:
+            line += f"  hand {len(hand)} cards"
+        if rules.discard_piles:
+            line += "  discard piles " + " ".join(_pile(d) for d in game.discards[p])
+        if any(game.scores):
+            line += f"  score {game.scores[p]}"
+        lines.append(line)
+    if game.phase == "won":
+        lines.append(f"winner: {game.winner}")
+    elif game.phase == "drawn":
+        lines.append("the game is drawn: a full round passed with no card played and nothing to draw")
+    elif game.phase == "truncated":
+        lines.append(f"stopped at the turn limit ({rules.max_turns})")
+    return "\n".join(lines)

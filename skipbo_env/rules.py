@@ -1,0 +1,214 @@
+"""Rules presets: one frozen dataclass describing every variant of Skip-Bo.
+
+The engine reads a `Rules` and nothing else; a variant is a preset of these fields.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+HAND_MODES = ("refill", "stacked")
+
+# Default turn limits, chosen so that uniformly random play reaches them in under
+# 0.1% of games (measured by benchmarks/turn_limits.py; see docs/rules.md).
+_MAX_TURNS = {
+    "standard": 3000,
+    "short": 1500,
+    "quick": 2500,
+    "partnership": 3000,
+    "junior": 600,
+    "junior_classic": 600,
+}
+
+
+def _standard_stock(n: int) -> int:
+    return 30 if n <= 4 else 20
+
+
+def _quick_stock(n: int) -> int:
+    return 20 if n <= 4 else 15
+
+
+def _junior_classic_stock(n: int) -> int:
+    return {2: 15, 3: 12}.get(n, 10)
+
+
+_STANDARD_DECK = dict(max_rank=12, copies_per_rank=12, wilds=18, building_piles=4)
+_JUNIOR_DECK = dict(max_rank=10, copies_per_rank=8, wilds=16, building_piles=4)
+
+# name -> (allowed player counts, stock size by player count, other fields)
+_PRESETS: dict[str, tuple[tuple[int, ...], Any, dict]] = {
+    "standard": ((2, 3, 4, 5, 6), _standard_stock,
+                 dict(_STANDARD_DECK, hand_size=5, hand_mode="refill", discard_piles=4)),
+    "short": ((2, 3, 4, 5, 6), lambda n: 10,
+              dict(_STANDARD_DECK, hand_size=5, hand_mode="refill", discard_piles=4)),
+    "quick": ((2, 3, 4, 5, 6), _quick_stock,
+              dict(_STANDARD_DECK, hand_size=5, hand_mode="refill", discard_piles=4)),
+    "partnership": ((4,), lambda n: 30,
+                    dict(_STANDARD_DECK, hand_size=5, hand_mode="refill", discard_piles=4,
+                         teams=((0, 2), (1, 3)))),
+    "junior": ((2, 3, 4), lambda n: 10,
+               dict(_JUNIOR_DECK, hand_size=3, hand_mode="stacked", discard_piles=0)),
+    "junior_classic": ((2, 3, 4), _junior_classic_stock,
+                       dict(_JUNIOR_DECK, hand_size=4, hand_mode="stacked", discard_piles=0)),
+}
+
+VARIANTS: tuple[str, ...] = tuple(_PRESETS)
+"""Names accepted by `Rules.preset` (Skip-Bo Masters arrives in a later version)."""
+
+
+def allowed_players(variant: str) -> tuple[int, ...]:
+    """Player counts the named variant allows."""
+    if variant not in _PRESETS:
+        raise ValueError(f"unknown variant {variant!r}; expected one of {', '.join(VARIANTS)}")
+    return _PRESETS[variant][0]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every parameter of a game of Skip-Bo; build one with `Rules.preset(name, num_players)`."""
+
+    variant: str = "standard"
+    num_players: int = 2
+    stock_size: int = 30
+    hand_size: int = 5
+    hand_mode: str = "refill"
+    max_rank: int = 12
+    copies_per_rank: int = 12
+    wilds: int = 18
+    building_piles: int = 4
+    discard_piles: int = 4
+    teams: tuple[tuple[int, ...], ...] | None = None
+    max_turns: int = 3000
+    wild_on_wild: bool = True
+
+    def __post_init__(self) -> None:
+        if self.teams is not None:
+            # Accept lists (from JSON or YAML) but store tuples so the dataclass stays hashable.
+            try:
+                teams = tuple(tuple(int(s) for s in team) for team in self.teams)
+            except TypeError:
+                raise ValueError(f"teams must be None or a list of seat lists, got {self.teams!r}")
+            object.__setattr__(self, "teams", teams)
+        self._validate()
+
+    # -- construction ---------------------------------------------------------------------------
+    @classmethod
+    def preset(cls, name: str, num_players: int = 2, **overrides: Any) -> "Rules":
+        """The named variant for `num_players`, with any field overridden."""
+        players = allowed_players(name)
+        if isinstance(num_players, bool) or not isinstance(num_players, int):
+            raise ValueError(f"num_players must be an integer, got {num_players!r}")
+        if num_players not in players:
+            raise ValueError(
+                f"variant {name!r} allows {', '.join(map(str, players))} players, not {num_players}")
+        _, stock, fields = _PRESETS[name]
+        unknown = set(overrides) - {f.name for f in dataclasses.fields(cls)}
+        if unknown:
+            raise ValueError(
+                f"unknown rules field(s) {sorted(unknown)}; fields are {sorted(cls.field_names())}")
+        if "variant" in overrides or "num_players" in overrides:
+            raise ValueError("variant and num_players are given as arguments, not overrides")
+        values = dict(fields, variant=name, num_players=num_players, stock_size=stock(num_players),
+                      max_turns=_MAX_TURNS[name])
+        values.update(overrides)
+        return cls(**values)
+
+    @classmethod
+    def field_names(cls) -> list[str]:
+        """Names of every rules field, in order."""
+        return [f.name for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Rules":
+        """Rules from the dictionary written by `to_dict` (unknown or missing keys are errors)."""
+        if not isinstance(data, dict):
+            raise ValueError(f"rules must be a dictionary, got {type(data).__name__}")
+        names = set(cls.field_names())
+        unknown = set(data) - names
+        missing = names - set(data)
+        if unknown:
+            raise ValueError(f"unknown rules field(s) {sorted(unknown)}")
+        if missing:
+            raise ValueError(f"missing rules field(s) {sorted(missing)}")
+        return cls(**data)
+
+    def to_dict(self) -> dict:
+        """JSON-serialisable dictionary of every field."""
+        d = dataclasses.asdict(self)
+        d["teams"] = None if self.teams is None else [list(t) for t in self.teams]
+        return d
+
+    # -- derived quantities ---------------------------------------------------------------------
+    @property
+    def deck_size(self) -> int:
+        """Number of cards in the deck."""
+        return self.max_rank * self.copies_per_rank + self.wilds
+
+    @property
+    def stacked(self) -> bool:
+        """True when hands are face-up stacks dealt each turn (the junior games)."""
+        return self.hand_mode == "stacked"
+
+    def deck_counts(self) -> list[int]:
+        """How many cards of each rank the deck holds, indexed by rank (0 is the wild)."""
+        return [self.wilds] + [self.copies_per_rank] * self.max_rank
+
+    def team_of(self, seat: int) -> tuple[int, ...]:
+        """The seats of `seat`'s team (just the seat itself without teams)."""
+        if self.teams is None:
+            return (seat,)
+        for team in self.teams:
+            if seat in team:
+                return team
+        raise ValueError(f"seat {seat} is in no team")
+
+    # -- validation -----------------------------------------------------------------------------
+    def _validate(self) -> None:
+        if self.variant not in _PRESETS:
+            raise ValueError(f"unknown variant {self.variant!r}; expected one of {', '.join(VARIANTS)}")
+        ints = ["num_players", "stock_size", "hand_size", "max_rank", "copies_per_rank", "wilds",
+                "building_piles", "discard_piles", "max_turns"]
+        for name in ints:
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{name} must be an integer, got {value!r}")
+        if not isinstance(self.wild_on_wild, bool):
+            raise ValueError(f"wild_on_wild must be true or false, got {self.wild_on_wild!r}")
+        for name in ["num_players", "stock_size", "hand_size", "max_rank", "copies_per_rank",
+                     "building_piles", "max_turns"]:
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.num_players < 2:
+            raise ValueError(f"num_players must be at least 2, got {self.num_players}")
+        if self.wilds < 0:
+            raise ValueError(f"wilds must be zero or more, got {self.wilds}")
+        if self.discard_piles < 0:
+            raise ValueError(f"discard_piles must be zero or more, got {self.discard_piles}")
+        if self.hand_mode not in HAND_MODES:
+            raise ValueError(f"hand_mode must be one of {HAND_MODES}, got {self.hand_mode!r}")
+        if self.hand_mode == "refill" and self.discard_piles < 1:
+            raise ValueError("hand_mode 'refill' needs at least 1 discard pile to end a turn")
+        if self.hand_mode == "stacked" and self.discard_piles != 0:
+            raise ValueError("hand_mode 'stacked' has no discard piles; set discard_piles=0")
+        if self.max_rank > 60 or self.building_piles > 16 or self.discard_piles > 16 \
+                or self.hand_size > 30 or self.num_players > 12:
+            raise ValueError("rules too large: max_rank <= 60, building_piles and discard_piles "
+                             "<= 16, hand_size <= 30, num_players <= 12")
+        dealt = self.stock_size * self.num_players
+        if dealt > self.deck_size:
+            raise ValueError(
+                f"a deck of {self.deck_size} cards cannot deal {self.num_players} stocks of "
+                f"{self.stock_size}; at most {self.deck_size // self.num_players} cards each")
+        if self.teams is not None:
+            seats = sorted(s for team in self.teams for s in team)
+            if seats != list(range(self.num_players)):
+                raise ValueError(
+                    f"teams must split seats 0..{self.num_players - 1} with each seat once, "
+                    f"got {[list(t) for t in self.teams]}")
+            sizes = {len(t) for t in self.teams}
+            if len(self.teams) < 2 or len(sizes) != 1:
+                raise ValueError(f"teams must be at least two teams of equal size, "
+                                 f"got {[list(t) for t in self.teams]}")
