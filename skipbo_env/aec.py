@@ -13,6 +13,7 @@ draw or at the turn limit (a truncation).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -80,7 +81,9 @@ class raw_env(AECEnv, EzPickle):
         options = options or {}
         unknown = set(options) - {"state"}
         if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; the only one is 'state'")
+            # A warning, not an error: PettingZoo's api_test passes an arbitrary option.
+            warnings.warn(f"ignoring unknown reset option(s) {sorted(unknown)}; the only one "
+                          f"is 'state'", stacklevel=2)
         if "state" in options:
             game = Game.from_dict(options["state"])
             if game.rules != self.rules:

@@ -175,7 +175,9 @@ class Game:
             self._end_turn()
 
     def describe(self, action: int) -> str:
-        """The action in words, e.g. ``"hand 7 -> building pile 2"``, using the current cards."""
+        """The action in words for the current player and cards, e.g.
+        ``"hand 7 -> building pile 2"``, ``"stock Skip-Bo -> building pile 0 as 4"``,
+        ``"discard pile 1 top 9 -> building pile 3"``, ``"discard hand 5 -> discard pile 0"``."""
         kind, *rest = self.layout.decode(int(action))
         if kind == "end_turn":
             return "end turn"
@@ -183,21 +185,21 @@ class Game:
             rank, pile = rest
             return f"discard hand {card_name(rank)} -> discard pile {pile}"
         source, pile = rest
-        seat = self.owners[self.current_player][source.owner] if source.owner < len(
-            self.owners[self.current_player]) else None
-        card = self._source_card(self.current_player, source)
-        shown = "" if card is None else " " + card_name(card)
-        if source.kind == HAND:
-            where = f"hand stack {source.index}" if self.rules.stacked else "hand"
-            if not self.rules.stacked:
-                shown = " " + card_name(source.index)
-                card = source.index
-        elif source.kind == STOCK:
-            where = "stock" if source.owner == 0 else f"player {seat}'s stock"
+        owners = self.owners[self.current_player]
+        owner = f"player {owners[source.owner]}'s " if source.owner else ""
+        if source.kind == HAND and not self.rules.stacked:
+            card = source.index
+            where = f"hand {card_name(card)}"
         else:
-            where = (f"discard pile {source.index}" if source.owner == 0
-                     else f"player {seat}'s discard pile {source.index}")
-        text = f"{where}{shown} -> building pile {pile}"
+            card = self._source_card(self.current_player, source)
+            top = "empty" if card is None else card_name(card)
+            if source.kind == HAND:
+                where = f"hand stack {source.index} top {top}"
+            elif source.kind == STOCK:
+                where = f"{owner}stock {top}"
+            else:
+                where = f"{owner}discard pile {source.index} top {top}"
+        text = f"{where} -> building pile {pile}"
         if card == WILD:
             text += f" as {len(self.building[pile]) + 1}"
         return text

@@ -11,16 +11,9 @@ from typing import Any
 
 HAND_MODES = ("refill", "stacked")
 
-# Default turn limits, chosen so that uniformly random play reaches them in under
-# 0.1% of games (measured by benchmarks/turn_limits.py; see docs/rules.md).
-_MAX_TURNS = {
-    "standard": 3000,
-    "short": 1500,
-    "quick": 2500,
-    "partnership": 3000,
-    "junior": 600,
-    "junior_classic": 600,
-}
+# Default turn limit: uniformly random play reaches it in under 0.1% of games (none of 2000
+# per preset and player count; benchmarks/turn_limits.py, figures in docs/rules.md).
+DEFAULT_MAX_TURNS = 1000
 
 
 def _standard_stock(n: int) -> int:
@@ -81,7 +74,7 @@ class Rules:
     building_piles: int = 4
     discard_piles: int = 4
     teams: tuple[tuple[int, ...], ...] | None = None
-    max_turns: int = 3000
+    max_turns: int = DEFAULT_MAX_TURNS
     wild_on_wild: bool = True
 
     def __post_init__(self) -> None:
@@ -111,8 +104,7 @@ class Rules:
                 f"unknown rules field(s) {sorted(unknown)}; fields are {sorted(cls.field_names())}")
         if "variant" in overrides or "num_players" in overrides:
             raise ValueError("variant and num_players are given as arguments, not overrides")
-        values = dict(fields, variant=name, num_players=num_players, stock_size=stock(num_players),
-                      max_turns=_MAX_TURNS[name])
+        values = dict(fields, variant=name, num_players=num_players, stock_size=stock(num_players))
         values.update(overrides)
         return cls(**values)
 

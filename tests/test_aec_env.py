@@ -1,0 +1,159 @@
+"""The PettingZoo AEC environment."""
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+from pettingzoo.utils import wrappers
+
+import skipbo_env
+from skipbo_env import VARIANTS, Game, Rules, allowed_players
+
+CASES = [(v, n) for v in VARIANTS for n in allowed_players(v)]
+
+
+@pytest.mark.parametrize("variant, players", CASES)
+def test_pettingzoo_api_test_passes(variant, players):
+    api_test(skipbo_env.env(variant=variant, num_players=players), num_cycles=300)
+
+
+@pytest.mark.parametrize("variant, players", CASES)
+def test_pettingzoo_seed_test_passes(variant, players):
+    seed_test(lambda: skipbo_env.env(variant=variant, num_players=players), num_cycles=300)
+
+
+def test_env_is_wrapped_as_pettingzoo_classic_games_are():
+    e = skipbo_env.env()
+    assert isinstance(e, wrappers.OrderEnforcingWrapper)
+    assert isinstance(e.env, wrappers.AssertOutOfBoundsWrapper)
+    assert isinstance(e.env.env, wrappers.TerminateIllegalWrapper)
+    assert isinstance(e.unwrapped, skipbo_env.raw_env)
+    assert e.metadata["name"] == "skipbo_v0"
+
+
+def test_agents_are_named_player_0_onwards():
+    e = skipbo_env.env(num_players=3)
+    e.reset(seed=0)
+    assert e.agents == ["player_0", "player_1", "player_2"]
+
+
+def test_the_same_agent_acts_again_within_its_turn():
+    e = skipbo_env.raw_env(variant="short")
+    e.reset(seed=0)
+    state = e.game.to_dict()
+    # Give player 0 a 1 in hand so a play (which does not end the turn) is legal.
+    hand = state["players"][0]["hand"]
+    if 1 not in hand:
+        i = state["draw_pile"].index(1)
+        state["draw_pile"][i], hand[0] = hand[0], 1
+    e.reset(options={"state": state})
+    play = next(a for a in e.game.legal_actions() if e.game.describe(a).startswith("hand 1 "))
+    e.step(play)
+    assert e.agent_selection == "player_0"
+
+
+def test_the_raw_env_raises_value_error_listing_the_legal_actions():
+    e = skipbo_env.raw_env()
+    e.reset(seed=1)
+    mask = e.observe("player_0")["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(ValueError) as err:
+        e.step(illegal)
+    assert "legal actions are" in str(err.value) and "discard hand" in str(err.value)
+
+
+def test_the_wrapped_env_ends_the_game_with_a_penalty_on_an_illegal_action():
+    e = skipbo_env.env()
+    e.reset(seed=1)
+    obs, *_ = e.last()
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    e.step(illegal)
+    assert all(e.terminations.values())
+    assert e.rewards["player_0"] == -1
+
+
+def test_rewards_are_plus_one_for_the_winner_and_minus_one_for_the_others():
+    game = Game(Rules.preset("standard", 3, stock_size=1), 0)
+    state = game.to_dict()
+    # Player 0's single stock card becomes a 1, so playing it wins.
+    stock = state["players"][0]["stock"]
+    i = state["draw_pile"].index(1)
+    state["draw_pile"][i], stock[0] = stock[0], 1
+    e = skipbo_env.env(num_players=3, stock_size=1)
+    e.reset(options={"state": state})
+    win = next(a for a in e.unwrapped.game.legal_actions()
+               if e.unwrapped.game.describe(a) == "stock 1 -> building pile 0")
+    e.step(win)
+    assert e.rewards == {"player_0": 1.0, "player_1": -1.0, "player_2": -1.0}
+    assert all(e.terminations.values()) and not any(e.truncations.values())
+    assert e.infos["player_1"]["winner"] == 0
+
+
+def test_the_turn_limit_is_a_truncation_with_zero_rewards():
+    e = skipbo_env.env(max_turns=2)
+    e.reset(seed=0)
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, info = e.last()
+        if term or trunc:
+            assert trunc and not term and reward == 0
+            e.step(None)
+            continue
+        e.step(int(np.flatnonzero(obs["action_mask"])[-1]))
+    assert e.unwrapped.game.truncated
+
+
+def test_reset_with_a_state_starts_from_that_position():
+    game = Game(Rules.preset("standard", 2), 9)
+    for _ in range(5):
+        game.step(game.legal_actions()[-1])
+    e = skipbo_env.raw_env()
+    e.reset(options={"state": game.to_dict()})
+    assert e.game.to_dict() == game.to_dict()
+    assert e.agent_selection == f"player_{game.current_player}"
+
+
+def test_reset_rejects_a_state_with_other_rules_and_warns_of_unknown_options():
+    e = skipbo_env.raw_env()
+    other = Game(Rules.preset("short", 2), 0).to_dict()
+    with pytest.raises(ValueError, match="differ from this env"):
+        e.reset(options={"state": other})
+    with pytest.warns(UserWarning, match=r"ignoring unknown reset option\(s\) \['deal'\]"):
+        e.reset(options={"deal": 3})
+
+
+def test_reset_with_the_same_seed_repeats_the_deal():
+    e = skipbo_env.raw_env()
+    e.reset(seed=5)
+    first = e.game.to_dict()
+    e.reset(seed=5)
+    assert e.game.to_dict() == first
+    e.reset()
+    assert e.game.to_dict() != first
+
+
+def test_the_mask_of_an_agent_not_to_act_is_all_zeros():
+    e = skipbo_env.raw_env()
+    e.reset(seed=0)
+    assert e.observe("player_1")["action_mask"].sum() == 0
+    assert e.observe("player_0")["action_mask"].sum() > 0
+
+
+def test_render_ansi_returns_the_table_and_human_prints_it(capsys):
+    e = skipbo_env.raw_env(render_mode="ansi")
+    e.reset(seed=0)
+    text = e.render()
+    assert "building piles" in text and "player 0" in text and "discard piles" in text
+    h = skipbo_env.raw_env(render_mode="human")
+    h.reset(seed=0)
+    assert "building piles" in capsys.readouterr().out
+
+
+def test_an_unknown_render_mode_is_refused():
+    with pytest.raises(ValueError, match="render_mode must be one of"):
+        skipbo_env.raw_env(render_mode="rgb_array")
+
+
+def test_bad_env_arguments_raise_value_error():
+    with pytest.raises(ValueError, match="unknown variant"):
+        skipbo_env.env(variant="uno")
+    with pytest.raises(ValueError, match="allows 4 players"):
+        skipbo_env.env(variant="partnership", num_players=3)

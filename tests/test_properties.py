@@ -1,0 +1,165 @@
+"""Properties that hold in every position of random games of every variant (hypothesis)."""
+
+import json
+
+import numpy as np
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from skipbo_env import VARIANTS, Game, ObservationEncoder, Rules, allowed_players
+
+CASES = [(v, n) for v in VARIANTS for n in allowed_players(v)]
+SETTINGS = settings(max_examples=40, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+@st.composite
+def games(draw):
+    """A game of some variant and player count, sometimes with a small stock, and a seed for
+    the random player that drives it."""
+    variant, players = draw(st.sampled_from(CASES))
+    stock = draw(st.sampled_from([None, 1, 3, 8]))
+    overrides = {} if stock is None else {"stock_size": stock}
+    rules = Rules.preset(variant, players, **overrides)
+    return Game(rules, draw(st.integers(0, 2**32))), draw(st.integers(0, 2**32))
+
+
+def card_counts(game):
+    counts = [0] * (game.rules.max_rank + 1)
+    piles = [game.draw_pile, game.set_aside, *game.building, *game.stocks]
+    for p in range(game.rules.num_players):
+        piles += game.discards[p]
+        piles += game.hands[p] if game.rules.stacked else [game.hands[p]]
+    for pile in piles:
+        for c in pile:
+            counts[c] += 1
+    return counts
+
+
+def hide_differently(game, seat, rng):
+    """The same game with the cards `seat` cannot see dealt differently among the places it
+    cannot see: the draw pile, other players' hands (refill mode) and every stock below its
+    top."""
+    d = game.to_dict()
+    slots = [(d, "draw_pile", slice(None))]
+    for p, pl in enumerate(d["players"]):
+        if not game.rules.stacked and p != seat:
+            slots.append((pl, "hand", slice(None)))
+        slots.append((pl, "stock", slice(0, max(len(pl["stock"]) - 1, 0))))
+    hidden = [c for obj, key, sl in slots for c in obj[key][sl]]
+    rng.shuffle(hidden)
+    i = 0
+    for obj, key, sl in slots:
+        part = obj[key][sl]
+        obj[key][sl] = hidden[i:i + len(part)]
+        i += len(part)
+    return Game.from_dict(d)
+
+
+def run(game, seed, check, max_steps=20_000):
+    rng = np.random.default_rng(seed)
+    for _ in range(max_steps):
+        check(game, rng)
+        if game.is_over:
+            return
+        legal = game.legal_actions()
+        game.step(legal[rng.integers(len(legal))])
+    raise AssertionError("the game did not end")
+
+
+@SETTINGS
+@given(games())
+def test_the_card_total_is_conserved(case):
+    game, seed = case
+    deck = game.rules.deck_counts()
+    run(game, seed, lambda g, rng: np.testing.assert_array_equal(card_counts(g), deck))
+
+
+@SETTINGS
+@given(games())
+def test_the_mask_equals_legal_actions(case):
+    game, seed = case
+
+    def check(g, rng):
+        assert np.flatnonzero(g.action_mask()).tolist() == g.legal_actions()
+        assert (g.legal_actions() == []) == g.is_over
+
+    run(game, seed, check)
+
+
+@SETTINGS
+@given(games())
+def test_every_masked_action_is_accepted_and_every_unmasked_one_refused(case):
+    game, seed = case
+
+    def check(g, rng):
+        if g.is_over or rng.random() > 0.2:
+            return
+        mask = g.action_mask()
+        before = g.to_dict()
+        for action in range(g.num_actions):
+            trial = g.clone()
+            if mask[action]:
+                trial.step(action)
+            else:
+                try:
+                    trial.step(action)
+                except ValueError:
+                    assert trial.to_dict() == before
+                else:
+                    raise AssertionError(f"unmasked action {action} was accepted")
+
+    run(game, seed, check)
+
+
+@SETTINGS
+@given(games())
+def test_from_dict_of_to_dict_is_exact(case):
+    game, seed = case
+
+    def check(g, rng):
+        d = g.to_dict()
+        again = Game.from_dict(json.loads(json.dumps(d)))
+        assert again.to_dict() == d
+        assert again.legal_actions() == g.legal_actions()
+
+    run(game, seed, check)
+
+
+@SETTINGS
+@given(games())
+def test_a_hidden_information_change_never_changes_an_observation(case):
+    game, seed = case
+    encoder = ObservationEncoder(game.rules)
+
+    def check(g, rng):
+        for seat in range(g.rules.num_players):
+            other = hide_differently(g, seat, rng)
+            np.testing.assert_array_equal(encoder.encode(g, seat), encoder.encode(other, seat))
+
+    run(game, seed, check)
+
+
+@SETTINGS
+@given(games())
+def test_every_observation_lies_in_its_space_and_matches_a_fresh_encoder(case):
+    game, seed = case
+    encoder = ObservationEncoder(game.rules)
+
+    def check(g, rng):
+        seat = int(rng.integers(g.rules.num_players))
+        obs = encoder.encode(g, seat)
+        assert obs.dtype == np.float32 and obs.shape == (encoder.size,)
+        assert obs.min() >= 0.0 and obs.max() <= 1.0
+        np.testing.assert_array_equal(obs, ObservationEncoder(g.rules).encode(g, seat))
+
+    run(game, seed, check)
+
+
+@SETTINGS
+@given(games())
+def test_every_game_ends(case):
+    game, seed = case
+    run(game, seed, lambda g, rng: None)
+    assert game.phase in ("won", "drawn", "truncated")
+    assert game.turn <= game.rules.max_turns

@@ -1,0 +1,219 @@
+"""Reshuffling, partnership play, stalled games, the turn limit and scoring across games."""
+
+import pytest
+from positions import described, play, position
+
+from skipbo_env import Game, Match, Rules
+
+STANDARD = Rules.preset("standard", 2)
+PARTNERSHIP = Rules.preset("partnership", 4)
+W = 0
+
+
+# -- reshuffling ---------------------------------------------------------------------------------
+def _nearly_empty_draw_pile():
+    """Player 0 is about to discard; player 1 needs 3 cards and the draw pile holds 1."""
+    deck = Rules.preset("standard", 2, copies_per_rank=4, wilds=4, stock_size=5)
+    set_aside = list(range(1, 13)) + [W] + list(range(2, 13))  # two completed piles
+    state = position(deck, set_aside=set_aside, building=[[1, 2, 3], [], [], []],
+                     players=[{"hand": [4, 5, 6, 7, 8], "stock": [9]},
+                              {"hand": [10, 10], "stock": [11]}]).to_dict()
+    # Park all but one draw-pile card on player 0's last discard pile.
+    state["players"][0]["discard_piles"][3] = state["draw_pile"][:-1]
+    state["draw_pile"] = state["draw_pile"][-1:]
+    return Game.from_dict(state)
+
+
+def test_when_the_draw_pile_runs_out_the_set_aside_cards_are_shuffled_into_a_new_draw_pile():
+    game = _nearly_empty_draw_pile()
+    assert len(game.draw_pile) == 1
+    drawn_before = list(game.draw_pile)
+    aside = sorted(game.set_aside)
+    play(game, "discard hand 8 -> discard pile 0")
+    assert game.set_aside == []
+    # Player 1 drew the old draw pile's cards, then cards from the reshuffled set-aside cards.
+    new_cards = game.hands[1][2 + len(drawn_before):]
+    assert game.hands[1][2:2 + len(drawn_before)] == list(reversed(drawn_before))
+    assert sorted(game.draw_pile + new_cards) == aside
+
+
+def test_unfinished_building_piles_are_never_reshuffled():
+    game = _nearly_empty_draw_pile()
+    play(game, "discard hand 8 -> discard pile 0")
+    assert game.building[0] == [1, 2, 3]
+
+
+def test_the_reshuffle_uses_the_game_seeded_generator():
+    first, second = _nearly_empty_draw_pile(), _nearly_empty_draw_pile()
+    play(first, "discard hand 8 -> discard pile 0")
+    play(second, "discard hand 8 -> discard pile 0")
+    assert first.to_dict() == second.to_dict()
+    state = _nearly_empty_draw_pile().to_dict()
+    state["rng"]["state"]["state"] += 1
+    other = Game.from_dict(state)
+    play(other, "discard hand 8 -> discard pile 0")
+    assert other.draw_pile != first.draw_pile
+
+
+# -- partnership ---------------------------------------------------------------------------------
+def test_partnership_seats_0_and_2_play_against_1_and_3():
+    assert PARTNERSHIP.teams == ((0, 2), (1, 3))
+    assert PARTNERSHIP.team_of(2) == (0, 2)
+
+
+def test_a_partner_may_play_the_partners_stock_top_and_discard_pile_tops():
+    game = position(PARTNERSHIP, players=[
+        {"hand": [9, 9, 10, 11, 12], "stock": [5]},
+        {"stock": [1], "discard_piles": [[1], [], [], []]},
+        {"stock": [1], "discard_piles": [[], [W], [], []]},
+        {"stock": [1]}])
+    legal = described(game)
+    assert "player 2's stock 1 -> building pile 0" in legal
+    assert "player 2's discard pile 1 top Skip-Bo -> building pile 0 as 1" in legal
+    assert not any("player 1" in d or "player 3" in d for d in legal)
+    play(game, "player 2's stock 1 -> building pile 0")
+    assert game.stocks[2] == [] and not game.is_over
+
+
+def test_in_partnership_discards_go_only_onto_the_players_own_piles():
+    game = position(PARTNERSHIP, players=[{"hand": [9, 9, 10, 11, 12], "stock": [5]},
+                                          {"stock": [5]}, {"stock": [5]}, {"stock": [5]}])
+    play(game, "discard hand 10 -> discard pile 3")
+    assert game.discards[0][3] == [10] and game.discards[2] == [[], [], [], []]
+    assert game.layout.num_discards == 13 * 4
+
+
+def test_a_partner_whose_stock_is_empty_keeps_taking_turns():
+    game = position(PARTNERSHIP, players=[{"hand": [9, 9, 10, 11, 12], "stock": [5]},
+                                          {"hand": [9, 9, 10, 11, 12], "stock": [6]},
+                                          {"stock": []}, {"stock": [7]}])
+    play(game, "discard hand 9 -> discard pile 0")
+    play(game, "discard hand 9 -> discard pile 0")
+    assert game.current_player == 2 and not game.is_over
+    assert len(game.hands[2]) == 5
+
+
+def test_the_team_wins_when_both_its_stocks_are_empty():
+    game = position(PARTNERSHIP, players=[{"hand": [9, 9, 10, 11, 12], "stock": [1]},
+                                          {"stock": [6]}, {"stock": []}, {"stock": [7, 7]}])
+    play(game, "stock 1 -> building pile 0")
+    assert game.is_over and game.winner == [0, 2]
+    assert game.returns() == [1.0, -1.0, 1.0, -1.0]
+
+
+def test_the_team_also_wins_when_a_player_empties_the_partners_stock():
+    game = position(PARTNERSHIP, players=[{"hand": [9, 9, 10, 11, 12], "stock": []},
+                                          {"stock": [6]}, {"stock": [1]}, {"stock": [7]}])
+    play(game, "player 2's stock 1 -> building pile 0")
+    assert game.winner == [0, 2]
+
+
+# -- games that cannot progress ------------------------------------------------------------------
+def _stuck(stall_turns=0):
+    rules = Rules.preset("standard", 2, copies_per_rank=1, wilds=0, stock_size=2)
+    return position(rules, building=[[1, 2, 3, 4], [], [], []],
+                    players=[{"hand": [12], "stock": [11], "discard_piles": [[6, 7], [], [], []]},
+                             {"hand": [10], "stock": [9, 8], "discard_piles": [[5], [], [], []]}],
+                    stall_turns=stall_turns)
+
+
+def test_a_full_round_with_no_card_played_and_nothing_to_draw_ends_the_game_as_a_draw():
+    game = _stuck()
+    play(game, "discard hand 12 -> discard pile 1")
+    assert not game.is_over
+    play(game, "discard hand 10 -> discard pile 1")
+    assert game.is_over and game.phase == "drawn" and game.winner == "draw"
+    assert game.returns() == [0.0, 0.0]
+
+
+def test_a_card_reaching_a_building_pile_restarts_the_round():
+    game = _stuck()
+    play(game, "discard hand 12 -> discard pile 1")
+    play(game, "discard pile 0 top 5 -> building pile 0")
+    play(game, "discard hand 10 -> discard pile 1")
+    assert not game.is_over and game.stall_turns == 0
+
+
+def test_no_draw_is_declared_while_cards_remain_to_draw():
+    game = position(STANDARD, players=[{"hand": [9, 9, 10, 11, 12], "stock": [5]},
+                                       {"hand": [9, 9, 10, 11, 12], "stock": [6]}])
+    for _ in range(6):
+        play(game, "discard hand 9 -> discard pile 0" if 9 in game.hands[game.current_player]
+             else f"discard hand {game.hands[game.current_player][0]} -> discard pile 1")
+    assert not game.is_over
+
+
+def test_max_turns_truncates_the_game():
+    rules = Rules.preset("standard", 2, max_turns=3)
+    game = Game(rules, 0)
+    while not game.is_over:
+        legal = game.legal_actions()
+        game.step(legal[-1])  # the highest action is always a discard or end turn
+    assert game.phase == "truncated" and game.truncated and game.turn == 3
+    assert game.winner is None and game.returns() == [0.0, 0.0]
+
+
+def test_the_default_turn_limit_is_1000():
+    assert Rules.preset("standard", 2).max_turns == 1000
+    assert Rules.preset("junior", 3).max_turns == 1000
+
+
+# -- scoring across games ------------------------------------------------------------------------
+def test_the_winner_scores_25_plus_5_for_each_card_left_in_the_opponents_stocks():
+    rules = Rules.preset("standard", 3)
+    game = position(rules, building=[[1, 2, 3, 4, 5, 6], [], [], []],
+                    players=[{"hand": [9], "stock": [7]}, {"stock": [4, 4, 4]},
+                             {"stock": [4, 4]}])
+    play(game, "stock 7 -> building pile 0")
+    assert game.points() == [25 + 5 * 5, 0, 0]
+
+
+def test_a_partnership_scores_as_a_team():
+    game = position(PARTNERSHIP, players=[{"hand": [9, 9, 10, 11, 12], "stock": [1]},
+                                          {"stock": [6, 6]}, {"stock": []}, {"stock": [7]}])
+    play(game, "stock 1 -> building pile 0")
+    assert game.points() == [40, 0, 40, 0]
+
+
+def test_a_drawn_game_scores_nothing():
+    game = _stuck()
+    play(game, "discard hand 12 -> discard pile 1")
+    play(game, "discard hand 10 -> discard pile 1")
+    assert game.points() == [0, 0]
+
+
+def _finish(game):
+    while not game.is_over:
+        game.step(game.legal_actions()[0])
+
+
+def test_the_first_player_of_each_game_moves_one_seat_to_the_left():
+    match = Match(Rules.preset("short", 3, stock_size=2), seed=1)
+    firsts = [match.game.current_player]
+    for _ in range(3):
+        _finish(match.game)
+        match.next_game()
+        firsts.append(match.game.current_player)
+    assert firsts == [0, 1, 2, 0]
+
+
+def test_the_first_to_500_points_wins_the_match():
+    match = Match(Rules.preset("short", 2, stock_size=3), seed=2)
+    games = 0
+    while match.winner is None:
+        _finish(match.game)
+        scored = match.game.points()
+        before = list(match.scores)
+        match.next_game()
+        games += 1
+        assert match.scores == [b + s for b, s in zip(before, scored)]
+    assert max(match.scores) >= 500 and match.scores[match.winner] == max(match.scores)
+    assert match.games_played == games
+    with pytest.raises(ValueError, match="match is over"):
+        match.next_game()
+
+
+def test_the_next_game_cannot_start_before_the_current_one_ends():
+    match = Match(STANDARD, seed=0)
+    with pytest.raises(ValueError, match="not over"):
+        match.next_game()
