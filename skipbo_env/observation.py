@@ -18,10 +18,10 @@ PILE_DEPTH = 16
 class ObservationEncoder:
     """Encodes a game from one seat's point of view as a float32 vector of length `size`.
 
-    A pile (discard pile, or hand stack in the junior games) is encoded as its size over the
-    deck size, its top card one-hot (ranks 0..max_rank, then "empty"), and the codes of its top
+    A pile (discard pile, or hand stack in the junior games) is encoded in full: its size over
+    the deck size, its top card one-hot (ranks 0..max_rank, then "empty"), the codes of its top
     `pile_depth` cards, top first, where a card's code is (rank + 1) / (max_rank + 1) and 0
-    means no card.
+    means no card, then the cards below those by rank, each over the deck's count of the rank.
     """
 
     def __init__(self, rules: Rules, pile_depth: int = PILE_DEPTH):
@@ -32,7 +32,7 @@ class ObservationEncoder:
         n, r = rules.num_players, rules.max_rank + 1
         b, d, h = rules.building_piles, rules.discard_piles, rules.hand_size
         self.num_ranks = r
-        self.pile_width = 1 + (r + 1) + pile_depth
+        self.pile_width = 1 + (r + 1) + pile_depth + r
         hand_width = h * self.pile_width if rules.stacked else 1
         self.seat_width = 2 + (r + 1) + 1 + hand_width + d * self.pile_width
         sections = [
@@ -104,7 +104,7 @@ class ObservationEncoder:
         """The factor that brings each raw entry written by `encode` into [0, 1]."""
         rules, r, n = self.rules, self.num_ranks, self.rules.num_players
         inv_deck = [1.0 / c if c else 0.0 for c in rules.deck_counts()]
-        pile = [1.0 / rules.deck_size] + [1.0] * (r + 1) + [1.0 / r] * self.depth
+        pile = [1.0 / rules.deck_size] + [1.0] * (r + 1) + [1.0 / r] * self.depth + inv_deck
         scale = [1.0] * n + [1.0 / rules.deck_size] * 2 + [1.0 / rules.max_turns]
         scale += [1.0] * (rules.building_piles * rules.max_rank)
         scale += [1.0 / rules.max_rank] * rules.building_piles + inv_deck
@@ -172,7 +172,7 @@ class ObservationEncoder:
         r, depth, width = self.num_ranks, self.depth, self.pile_width
         old = self._pile_cards[p][i]
         seg = self._seat_seg[p][i * width:(i + 1) * width]
-        codes = seg[2 + r:]
+        codes = seg[2 + r:2 + r + depth]
         seg[1:2 + r] = 0.0
         if len(cards) == len(old) + 1 and cards[:-1] == old:
             # One card put on top: shift the codes down by one.
@@ -189,6 +189,11 @@ class ObservationEncoder:
             shown = cards[-depth:]
             codes[:] = 0.0
             codes[:len(shown)] = [c + 1 for c in reversed(shown)]
+        if len(cards) > depth or len(old) > depth:
+            below = seg[2 + r + depth:]
+            below[:] = 0.0
+            for c in cards[:-depth]:
+                below[c] += 1.0
         self._pile_cards[p][i] = list(cards)
         seg[0] = len(cards)
         seg[1 + (cards[-1] if cards else r)] = 1.0

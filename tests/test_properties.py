@@ -144,14 +144,17 @@ def test_a_hidden_information_change_never_changes_an_observation(case):
 @given(games())
 def test_every_observation_lies_in_its_space_and_matches_a_fresh_encoder(case):
     game, seed = case
-    encoder = ObservationEncoder(game.rules)
+    # A shallow pile depth as well, so that piles deeper than it are exercised.
+    encoders = [ObservationEncoder(game.rules), ObservationEncoder(game.rules, pile_depth=2)]
 
     def check(g, rng):
         seat = int(rng.integers(g.rules.num_players))
-        obs = encoder.encode(g, seat)
-        assert obs.dtype == np.float32 and obs.shape == (encoder.size,)
-        assert obs.min() >= 0.0 and obs.max() <= 1.0
-        np.testing.assert_array_equal(obs, ObservationEncoder(g.rules).encode(g, seat))
+        for encoder in encoders:
+            obs = encoder.encode(g, seat)
+            assert obs.dtype == np.float32 and obs.shape == (encoder.size,)
+            assert obs.min() >= 0.0 and obs.max() <= 1.0
+            fresh = ObservationEncoder(g.rules, pile_depth=encoder.depth)
+            np.testing.assert_array_equal(obs, fresh.encode(g, seat))
 
     run(game, seed, check)
 

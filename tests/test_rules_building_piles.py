@@ -88,3 +88,32 @@ def test_there_are_never_more_than_building_piles_piles():
     legal = described(game)
     assert not any(d.startswith(("hand 1 ", "stock 1 ")) for d in legal)
     assert len(game.building) == STANDARD.building_piles
+
+
+def test_a_wild_keeps_the_number_it_was_played_as_and_is_never_swapped():
+    game = position(STANDARD, building=[[1, 2], [], [], []],
+                    players=[{"hand": [W, 3, 4, 9, 9], "stock": [8]}, {"stock": [3]}])
+    play(game, "hand Skip-Bo -> building pile 0 as 3")
+    legal = described(game)
+    assert "hand 4 -> building pile 0" in legal and "hand 3 -> building pile 0" not in legal
+    play(game, "hand 4 -> building pile 0")
+    assert game.building[0] == [1, 2, W, 4]
+
+
+def test_a_card_on_a_building_pile_never_moves_again():
+    game = position(STANDARD, building=[[1, 2], [], [], []],
+                    players=[{"hand": [3, 4, 5, 9, 9], "stock": [8]}, {"stock": [3]}])
+    assert all(source.kind in ("hand", "stock", "discard") for source in game.layout.sources)
+    before = [list(p) for p in game.building]
+    play(game, "discard hand 9 -> discard pile 0")
+    assert game.building == before
+
+
+def test_building_piles_are_shared_by_every_player():
+    game = position(STANDARD, building=[[1, 2], [], [], []],
+                    players=[{"hand": [3, 9, 9, 9, 9], "stock": [8]},
+                             {"hand": [4, 10, 10, 10, 10], "stock": [7]}])
+    play(game, "hand 3 -> building pile 0")
+    play(game, "discard hand 9 -> discard pile 0")
+    play(game, "hand 4 -> building pile 0")
+    assert game.building[0] == [1, 2, 3, 4]

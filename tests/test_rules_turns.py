@@ -129,6 +129,17 @@ def test_end_turn_is_legal_only_with_an_empty_hand_and_nothing_to_draw():
     assert game.current_player == 1
 
 
+def test_discarding_the_last_hand_card_ends_the_turn_without_drawing():
+    game = position(STANDARD, players=[{"hand": [9], "stock": [6]}, {"stock": [4]}])
+    play(game, "discard hand 9 -> discard pile 0")
+    assert game.hands[0] == [] and game.current_player == 1
+
+
+def test_seat_0_takes_the_first_turn():
+    for rules in (STANDARD, JUNIOR, Rules.preset("partnership", 4)):
+        assert Game(rules, 4).current_player == 0
+
+
 # -- the stock -----------------------------------------------------------------------------------
 def test_the_next_stock_card_is_face_up_at_once_and_playable_in_the_same_turn():
     game = position(STANDARD, players=[{"hand": [9, 9, 10, 11, 12], "stock": [5, 2, 1]},
@@ -196,6 +207,23 @@ def test_stacked_hands_keep_unplayed_cards_for_the_next_turn():
     play(game, "end turn")
     play(game, "end turn")
     assert game.hands[0] == [[5, 10], [6, 10], [9, 10]]
+
+
+def test_junior_deals_from_the_reshuffled_set_aside_cards_when_the_draw_pile_runs_out():
+    aside = list(range(1, 11))
+    state = position(JUNIOR, set_aside=aside, players=[{"stock": [8]}, {"stock": [7]}]).to_dict()
+    # Park all but one draw-pile card on player 0's stack 2, with no 1 or wild on top, so
+    # player 0 can only end the turn.
+    rest = sorted(state["draw_pile"][:-1], key=lambda c: c not in (0, 1))
+    state["players"][0]["hand"][2] = rest
+    last = state["draw_pile"][-1]
+    state["draw_pile"] = [last]
+    game = Game.from_dict(state)
+    assert described(game) == ["end turn"]
+    play(game, "end turn")
+    dealt = [stack[-1] for stack in game.hands[1]]
+    assert dealt[0] == last and game.set_aside == []
+    assert sorted(dealt[1:] + game.draw_pile) == aside
 
 
 @pytest.mark.parametrize("rules", [STANDARD, JUNIOR])

@@ -1,0 +1,56 @@
+"""The demonstration command and the benchmark scripts run and say what they measure."""
+
+import io
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skipbo_env.cli import demo, main
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_demo_plays_a_seeded_game_between_random_players_to_the_end():
+    out = io.StringIO()
+    game = demo("short", 2, seed=3, stock_size=None, out=out)
+    text = out.getvalue()
+    assert game.is_over
+    assert "building piles" in text and "player 0:" in text and "returns" in text
+    again = io.StringIO()
+    demo("short", 2, seed=3, stock_size=None, out=again)
+    assert again.getvalue() == text
+
+
+def test_the_demo_command_rejects_bad_arguments_with_a_message(capsys):
+    with pytest.raises(SystemExit) as err:
+        main(["demo", "--variant", "partnership", "--players", "2"])
+    assert err.value.code == 2
+    assert "allows 4 players, not 2" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["demo", "--players", "zero"])
+    assert "expected a positive integer" in capsys.readouterr().err
+
+
+def test_the_skipbo_command_runs_the_demo():
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "demo", "--variant",
+                             "junior", "--seed", "1"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "returns" in result.stdout
+
+
+def test_the_aec_speed_benchmark_prints_the_ratio_to_connect_four():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "aec_speed.py"),
+                             "--seconds", "0.2", "--rounds", "1", "--variants", "short"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "connect_four_v3" in result.stdout and "skipbo_v0 short 2p" in result.stdout
+
+
+def test_the_turn_limit_benchmark_prints_percentiles_beside_the_default():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "turn_limits.py"),
+                             "--games", "5", "--variants", "junior"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "p99.9" in result.stdout and "junior" in result.stdout
