@@ -49,6 +49,11 @@ class ActionLayout:
         self.discard_base = self.num_plays
         self.end_turn = self.num_plays + self.num_discards
         self.size = self.end_turn + 1
+        self.building_piles = b
+        self.discards_of_rank = tuple(
+            tuple(range(self.discard_base + rank * d, self.discard_base + rank * d + d))
+            for rank in range(rules.max_rank + 1)) if d else ()
+        self.decoded = tuple(self._decode(a) for a in range(self.size))
 
     def source_index(self, source: Source) -> int:
         """Position of `source` in the list of sources."""
@@ -66,6 +71,9 @@ class ActionLayout:
         """``("play", Source, pile)``, ``("discard", rank, pile)`` or ``("end_turn",)``."""
         if not 0 <= action < self.size:
             raise ValueError(f"action {action} is outside 0..{self.size - 1}")
+        return self.decoded[action]
+
+    def _decode(self, action: int) -> tuple:
         if action < self.num_plays:
             s, pile = divmod(action, self.rules.building_piles)
             return ("play", self.sources[s], pile)

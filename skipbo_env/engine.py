@@ -121,26 +121,21 @@ class Game:
     def _compute_legal(self) -> list[int]:
         if self.phase != "play":
             return []
-        rules, layout = self.rules, self.layout
-        p = self.current_player
-        b = rules.building_piles
+        layout = self.layout
         targets = self._targets()
-        hand_ranks = None if rules.stacked else sorted(set(self.hands[p]))
         actions: list[int] = []
-        for s, card in self._sources(p, hand_ranks):
+        # Source numbers are laid out as `ActionLayout` describes; plays come out in order.
+        for s, card in self._sources(self.current_player):
             piles = targets[card]
             if piles:
-                base = s * b
-                for i in piles:
-                    actions.append(base + i)
-        if rules.stacked:
+                base = s * layout.building_piles
+                actions += [base + i for i in piles]
+        if self.rules.stacked:
             if not actions:
                 actions.append(layout.end_turn)
-        elif hand_ranks:
-            d = rules.discard_piles
-            base = layout.discard_base
-            for rank in hand_ranks:
-                actions.extend(range(base + rank * d, base + rank * d + d))
+        elif self.hands[self.current_player]:
+            for rank in sorted(set(self.hands[self.current_player])):
+                actions += layout.discards_of_rank[rank]
         else:
             actions.append(layout.end_turn)
         return actions
@@ -163,7 +158,7 @@ class Game:
         if action not in self._legal_cached():
             raise ValueError(self._illegal_message(action))
         self._legal = None
-        decoded = self.layout.decode(action)
+        decoded = self.layout.decoded[action]
         if decoded[0] == "play":
             self._play(decoded[1], decoded[2])
         elif decoded[0] == "discard":
@@ -235,9 +230,10 @@ class Game:
 
         A building pile starts with a 1 or a wild, then takes the next number or a wild; a wild
         takes the number the pile needs (on another wild too, unless `wild_on_wild` is off)."""
-        wild_on_wild = self.rules.wild_on_wild
-        key = tuple(len(cards) if wild_on_wild or not cards or cards[-1] != WILD else -len(cards)
-                    for cards in self.building)
+        if self.rules.wild_on_wild:
+            key = tuple(map(len, self.building))
+        else:  # a pile showing a wild is keyed by its negated size: no wild goes on it
+            key = tuple(-len(c) if c and c[-1] == WILD else len(c) for c in self.building)
         targets = self._targets_memo.get(key)
         if targets is None:
             targets = [[] for _ in range(self.rules.max_rank + 1)]
@@ -248,24 +244,22 @@ class Game:
             self._targets_memo[key] = targets
         return targets
 
-    def _sources(self, p: int, hand_ranks: list[int] | None = None) -> list[tuple[int, int]]:
+    def _sources(self, p: int) -> list[tuple[int, int]]:
         """(source number, card) for every card the player may play now."""
+        hand = self.hands[p]
         if self.rules.stacked:
-            sources = [(i, stack[-1]) for i, stack in enumerate(self.hands[p]) if stack]
+            sources = [(i, stack[-1]) for i, stack in enumerate(hand) if stack]
         else:
-            if hand_ranks is None:
-                hand_ranks = sorted(set(self.hands[p]))
-            sources = [(rank, rank) for rank in hand_ranks]
+            sources = [(rank, rank) for rank in sorted(set(hand))]
         s = self.layout.stock_source
         for owner in self.owners[p]:
             stock = self.stocks[owner]
             if stock:
                 sources.append((s, stock[-1]))
-            s += 1
-            for pile in self.discards[owner]:
+            for i, pile in enumerate(self.discards[owner], s + 1):
                 if pile:
-                    sources.append((s, pile[-1]))
-                s += 1
+                    sources.append((i, pile[-1]))
+            s += 1 + self.rules.discard_piles
         return sources
 
     def _source_card(self, p: int, source) -> int | None:

@@ -6,6 +6,8 @@ Every value lies in [0, 1].
 
 from __future__ import annotations
 
+from array import array
+
 import numpy as np
 
 from .engine import WILD, Game
@@ -49,7 +51,7 @@ class ObservationEncoder:
             offset += width
         self.size = offset
         self._off = {name: start for name, start, _ in self.sections}
-        self._deck_counts = rules.deck_counts()
+        self._deck_list = rules.deck_counts()
         self._scale = self._scales()
         self._reset_cache()
 
@@ -59,44 +61,49 @@ class ObservationEncoder:
         n, r = rules.num_players, self.num_ranks
         off = self._off
         self._sync(game)
-        # Raw counts and sizes are written first and brought into [0, 1] by one multiply.
-        obs = np.zeros(self.size, dtype=np.float32)
-        ones = [off["to_act"] + (game.current_player - seat) % n]
-        o = off["draw_pile_size"]
-        obs[o:o + 3] = (len(game.draw_pile), len(game.set_aside), game.turn)
+        # Raw counts and sizes go into a Python float array (item writes there cost a fraction
+        # of numpy's), viewed as numpy at the end and brought into [0, 1] by one multiply.
+        buf = array("f", self._zeros)
         bp = off["building_piles"]
-        obs[bp:bp + len(self._building_seg)] = self._building_seg
+        buf[bp:bp + len(self._building_seg)] = self._building_seg
+        buf[off["to_act"] + (game.current_player - seat) % n] = 1.0
+        o = off["draw_pile_size"]
+        buf[o] = len(game.draw_pile)
+        buf[o + 1] = len(game.set_aside)
+        buf[o + 2] = game.turn
         seen = list(self._public)
         if not rules.stacked:
             o = off["own_hand_by_rank"]
             for c in game.hands[seat]:
                 seen[c] += 1
-                obs[o + c] += 1.0
+                buf[o + c] += 1.0
         team = rules.team_of(seat)
         base, width = off["seats"], self.seat_width
         for k in range(n):
             p = (seat + k) % n
             o = base + k * width
             if p in team:
-                ones.append(o)
+                buf[o] = 1.0
             if game.scores[p]:
-                obs[o + 1] = min(game.scores[p], SCORE_TARGET)
+                buf[o + 1] = min(game.scores[p], SCORE_TARGET)
             stock = game.stocks[p]
             if stock:
-                ones.append(o + 2 + stock[-1])
                 seen[stock[-1]] += 1
-                obs[o + 3 + r] = len(stock)
+                buf[o + 2 + stock[-1]] = 1.0
+                buf[o + 3 + r] = len(stock)
             else:
-                ones.append(o + 2 + r)
+                buf[o + 2 + r] = 1.0
             o += 4 + r
             if not rules.stacked:
-                obs[o] = len(game.hands[p])
+                buf[o] = len(game.hands[p])
                 o += 1
             seg = self._seat_seg[p]
-            obs[o:o + len(seg)] = seg
-        obs[ones] = 1.0
+            buf[o:o + len(seg)] = seg
         u = off["unseen_by_rank"]
-        obs[u:u + r] = [d - s for d, s in zip(self._deck_counts, seen)]
+        deck = self._deck_list
+        for c in range(r):
+            buf[u + c] = deck[c] - seen[c]
+        obs = np.frombuffer(buf, dtype=np.float32)
         obs *= self._scale
         return obs
 
@@ -125,15 +132,16 @@ class ObservationEncoder:
         rules, r = self.rules, self.num_ranks
         top, b = rules.max_rank, rules.building_piles
         per_seat = rules.hand_size if rules.stacked else rules.discard_piles
+        self._zeros = array("f", bytes(4 * self.size))
         self._public = [0] * r
         self._building_cards: list[list[int]] = [[] for _ in range(b)]
-        self._building_seg = np.zeros(b * (top + 1), dtype=np.float32)
-        self._building_seg[[i * top for i in range(b)]] = 1.0
+        self._building_seg = array("f", [0.0] * (b * (top + 1)))
+        for i in range(b):
+            self._building_seg[i * top] = 1.0
         self._aside_cards: list[int] = []
         self._pile_cards = [[[] for _ in range(per_seat)] for _ in range(rules.num_players)]
-        empty = np.zeros(self.pile_width, dtype=np.float32)
-        empty[1 + r] = 1.0
-        self._seat_seg = [np.tile(empty, per_seat) for _ in range(rules.num_players)]
+        empty = self._pile_segment([])
+        self._seat_seg = [empty * per_seat for _ in range(rules.num_players)]
 
     def _recount(self, old: list[int], new: list[int]) -> None:
         public = self._public
@@ -142,58 +150,90 @@ class ObservationEncoder:
         for c in new:
             public[c] += 1
 
+    def _pile_segment(self, cards: list[int]) -> array:
+        """Raw encoding of one pile: size, top one-hot (ranks, then "empty"), codes of the top
+        `depth` cards (top first), then the cards below those by rank."""
+        r, depth = self.num_ranks, self.depth
+        seg = array("f", bytes(4 * self.pile_width))
+        seg[0] = len(cards)
+        seg[1 + (cards[-1] if cards else r)] = 1.0
+        o = 2 + r
+        for c in reversed(cards[-depth:]):
+            seg[o] = c + 1
+            o += 1
+        o = 2 + r + depth
+        for c in cards[:-depth]:
+            seg[o + c] += 1.0
+        return seg
+
     def _sync(self, game: Game) -> None:
-        """Bring the cached pile encodings and the public card counts up to `game`."""
-        top = self.rules.max_rank
+        """Bring the cached pile encodings and the public card counts up to `game`.
+
+        Piles mostly change by one card put on or taken off the top; those changes are applied
+        in place, anything else re-encodes the pile."""
+        public = self._public
         if game.building != self._building_cards:
-            b = len(game.building)
+            top, b = self.rules.max_rank, len(game.building)
             seg = self._building_seg
             for i, pile in enumerate(game.building):
-                if pile != self._building_cards[i]:
-                    self._recount(self._building_cards[i], pile)
-                    self._building_cards[i] = list(pile)
-                    seg[i * top:(i + 1) * top] = 0.0
-                    seg[i * top + len(pile)] = 1.0
-                    seg[b * top + i] = pile.count(WILD)
-        if game.set_aside != self._aside_cards:
-            self._recount(self._aside_cards, game.set_aside)
-            self._aside_cards = list(game.set_aside)
+                old = self._building_cards[i]
+                if pile == old:
+                    continue
+                if len(pile) == len(old) + 1 and pile[:-1] == old:
+                    public[pile[-1]] += 1
+                else:
+                    self._recount(old, pile)
+                seg[i * top + len(old)] = 0.0
+                seg[i * top + len(pile)] = 1.0
+                seg[b * top + i] = pile.count(WILD)
+                self._building_cards[i] = list(pile)
+        aside = game.set_aside
+        if aside != self._aside_cards:
+            old = self._aside_cards
+            if len(aside) > len(old) and aside[:len(old)] == old:
+                for c in aside[len(old):]:
+                    public[c] += 1
+            else:
+                self._recount(old, aside)
+            self._aside_cards = list(aside)
         stacked = self.rules.stacked
         for p in range(self.rules.num_players):
             piles = game.hands[p] if stacked else game.discards[p]
             cached = self._pile_cards[p]
-            if piles == cached:
-                continue
-            for i, cards in enumerate(piles):
-                if cards != cached[i]:
-                    self._update_pile(p, i, cards)
+            if piles != cached:
+                for i, cards in enumerate(piles):
+                    if cards != cached[i]:
+                        self._update_pile(p, i, cards)
 
     def _update_pile(self, p: int, i: int, cards: list[int]) -> None:
         r, depth, width = self.num_ranks, self.depth, self.pile_width
         old = self._pile_cards[p][i]
-        seg = self._seat_seg[p][i * width:(i + 1) * width]
-        codes = seg[2 + r:2 + r + depth]
-        seg[1:2 + r] = 0.0
+        seg = self._seat_seg[p]
+        o = i * width
+        codes, below = o + 2 + r, o + 2 + r + depth
         if len(cards) == len(old) + 1 and cards[:-1] == old:
-            # One card put on top: shift the codes down by one.
-            self._public[cards[-1]] += 1
-            codes[1:] = codes[:-1].copy()
-            codes[0] = cards[-1] + 1
+            # One card put on top: the codes move down one place.
+            c = cards[-1]
+            self._public[c] += 1
+            seg[o + 1 + (old[-1] if old else r)] = 0.0
+            seg[codes + 1:codes + depth] = seg[codes:codes + depth - 1]
+            seg[codes] = c + 1
+            if len(cards) > depth:
+                seg[below + cards[-depth - 1]] += 1.0
         elif len(cards) == len(old) - 1 and old[:-1] == cards:
-            # The top card taken: shift the codes up by one.
+            # The top card taken: the codes move up one place.
             self._public[old[-1]] -= 1
-            codes[:-1] = codes[1:].copy()
-            codes[-1] = cards[-depth] + 1 if len(cards) >= depth else 0.0
+            seg[o + 1 + old[-1]] = 0.0
+            seg[codes:codes + depth - 1] = seg[codes + 1:codes + depth]
+            if len(cards) >= depth:
+                risen = cards[-depth]
+                seg[codes + depth - 1] = risen + 1
+                seg[below + risen] -= 1.0
+            else:
+                seg[codes + depth - 1] = 0.0
         else:
             self._recount(old, cards)
-            shown = cards[-depth:]
-            codes[:] = 0.0
-            codes[:len(shown)] = [c + 1 for c in reversed(shown)]
-        if len(cards) > depth or len(old) > depth:
-            below = seg[2 + r + depth:]
-            below[:] = 0.0
-            for c in cards[:-depth]:
-                below[c] += 1.0
+            seg[o:o + width] = self._pile_segment(cards)
+        seg[o] = len(cards)
+        seg[o + 1 + (cards[-1] if cards else r)] = 1.0
         self._pile_cards[p][i] = list(cards)
-        seg[0] = len(cards)
-        seg[1 + (cards[-1] if cards else r)] = 1.0
