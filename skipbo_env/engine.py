@@ -17,7 +17,9 @@ from .rules import Rules
 FORMAT = "skipbo-state/1"
 WILD = 0
 PHASES = ("play", "won", "drawn", "truncated")
-_TARGETS_MEMO: dict[Rules, dict[tuple, list[list[int]]]] = {}
+# Per rules: the action layout, each seat's playable owners, and the building-target memo,
+# shared by every game of those rules.
+_STATIC: dict[Rules, tuple] = {}
 
 
 def card_name(card: int) -> str:
@@ -67,13 +69,15 @@ class Game:
     def _init_static(self, rules: Rules) -> None:
         self._legal: list[int] | None = None
         self.rules = rules
-        self.layout = ActionLayout(rules)
-        # Building-pile targets by pile sizes, shared by every game of these rules.
-        self._targets_memo = _TARGETS_MEMO.setdefault(rules, {})
-        n = rules.num_players
-        # For each seat, the seats whose stock and discard piles it may play: itself first,
-        # then its teammates in turn order.
-        self.owners = [sorted(rules.team_of(p), key=lambda s, p=p: (s - p) % n) for p in range(n)]
+        static = _STATIC.get(rules)
+        if static is None:
+            n = rules.num_players
+            # For each seat, the seats whose stock and discard piles it may play: itself
+            # first, then its teammates in turn order.
+            owners = [sorted(rules.team_of(p), key=lambda s, p=p: (s - p) % n) for p in range(n)]
+            # The memo maps building-pile sizes to each card's target piles.
+            static = _STATIC[rules] = (ActionLayout(rules), owners, {})
+        self.layout, self.owners, self._targets_memo = static
 
     # -- public API -----------------------------------------------------------------------------
     @property
