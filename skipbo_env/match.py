@@ -9,13 +9,21 @@ from .rules import Rules
 
 
 class Match:
-    """A series of games; the first player moves one seat to the left after each game."""
+    """A series of games; the first player moves one seat to the left after each game, and the
+    first seat (or team) to reach `target` points wins."""
 
-    def __init__(self, rules: Rules, seed: int | None = None, target: int = 500):
+    def __init__(self, rules: Rules, seed: int | None = None, target: int = 500,
+                 rotate_first_player: bool = True):
+        """`rotate_first_player=False` keeps seat 0 first in every game, as Skip-Bo Junior's
+        "the youngest player always goes first" reads."""
         if isinstance(target, bool) or not isinstance(target, int) or target <= 0:
             raise ValueError(f"target must be a positive integer, got {target!r}")
+        if not isinstance(rotate_first_player, bool):
+            raise ValueError(f"rotate_first_player must be true or false, got "
+                             f"{rotate_first_player!r}")
         self.rules = rules
         self.target = target
+        self.rotate_first_player = rotate_first_player
         self.rng = np.random.default_rng(seed)
         self.scores = [0] * rules.num_players
         self.games_played = 0
@@ -46,5 +54,6 @@ class Match:
         self.games_played += 1
         if self.winner is not None:
             return None
-        self.game = self._deal((self.game.first_player + 1) % self.rules.num_players)
+        step = 1 if self.rotate_first_player else 0
+        self.game = self._deal((self.game.first_player + step) % self.rules.num_players)
         return self.game

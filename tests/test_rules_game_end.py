@@ -197,6 +197,13 @@ def test_the_first_player_of_each_game_moves_one_seat_to_the_left():
     assert firsts == [0, 1, 2, 0]
 
 
+def test_the_first_player_can_stay_seat_0_as_in_skip_bo_junior():
+    match = Match(Rules.preset("junior", 2, stock_size=2), seed=1, rotate_first_player=False)
+    _finish(match.game)
+    match.next_game()
+    assert match.game.current_player == 0
+
+
 def test_the_first_to_500_points_wins_the_match():
     match = Match(Rules.preset("short", 2, stock_size=3), seed=2)
     games = 0

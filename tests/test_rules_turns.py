@@ -230,3 +230,44 @@ def test_junior_deals_from_the_reshuffled_set_aside_cards_when_the_draw_pile_run
 def test_a_new_game_is_dealt_from_the_seeded_generator(rules):
     assert Game(rules, 7).to_dict() == Game(rules, 7).to_dict()
     assert Game(rules, 7).to_dict() != Game(rules, 8).to_dict()
+
+
+def test_four_players_at_30_leave_42_cards_for_the_draw_pile():
+    game = Game(Rules.preset("standard", 4), 0)
+    assert len(game.draw_pile) + len(game.hands[0]) == 42
+    assert len(Game(STANDARD, 0).draw_pile) + 5 == 102
+
+
+def test_a_wild_may_be_played_from_hand_stock_top_or_discard_pile_top():
+    game = position(STANDARD, building=[[1, 2, 3], [1], [], []],
+                    players=[{"hand": [W, 9, 9, 11, 12], "stock": [8, W],
+                              "discard_piles": [[W], [], [], []]}, {"stock": [4]}])
+    legal = described(game)
+    assert "hand Skip-Bo -> building pile 0 as 4" in legal
+    assert "stock Skip-Bo -> building pile 1 as 2" in legal
+    assert "discard pile 0 top Skip-Bo -> building pile 2 as 1" in legal
+
+
+def test_the_worked_turn_of_the_rules_restatement():
+    # Stock top 9; building piles 8 and 3 and two empty places; hand 1, 9, 4, Skip-Bo, 12.
+    game = position(STANDARD, building=[list(range(1, 9)), [1, 2, 3], [], []],
+                    players=[{"hand": [1, 9, 4, W, 12], "stock": [9]}, {"stock": [4]}])
+    play(game, "hand 1 -> building pile 2")
+    play(game, "hand Skip-Bo -> building pile 2 as 2")
+    play(game, "hand 4 -> building pile 1")
+    # The text says the stock 9 "still does not fit", but a pile showing 8 takes a 9 by the
+    # building rule it states itself; the engine follows the rule (docs/rules.md).
+    assert "stock 9 -> building pile 0" in described(game)
+    assert not any(d.startswith("hand 12 ") for d in described(game))
+    play(game, "discard hand 9 -> discard pile 0")
+    assert game.stocks[0] == [9] and game.discards[0][0] == [9]
+
+
+def test_the_junior_classic_example_turn_starts_three_piles():
+    rules = Rules.preset("junior_classic", 2)
+    game = position(rules, players=[{"hand": [[9], [1], [W], [3]], "stock": [W]},
+                                    {"stock": [4]}])
+    play(game, "hand stack 1 top 1 -> building pile 0")
+    play(game, "hand stack 2 top Skip-Bo -> building pile 1 as 1")
+    play(game, "stock Skip-Bo -> building pile 2 as 1")
+    assert game.building[:3] == [[1], [W], [W]]
