@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 import numpy as np
@@ -54,11 +55,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--stock-size", type=_positive, default=None,
                    help="override the variant's stock size")
     args = parser.parse_args(argv)
-    if args.command == "demo":
-        try:
-            demo(args.variant, args.players, args.seed, args.stock_size)
-        except ValueError as e:
-            parser.error(str(e))
+    try:
+        if args.command == "demo":
+            try:
+                demo(args.variant, args.players, args.seed, args.stock_size)
+            except ValueError as e:
+                parser.error(str(e))
+    except BrokenPipeError:
+        # The reader (say, `head`) went away: stop quietly, as command-line tools do.
+        sys.stdout = open(os.devnull, "w")
     return 0
 
 

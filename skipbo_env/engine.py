@@ -152,14 +152,15 @@ class Game:
 
     def step(self, action: int) -> None:
         """Apply the current player's `action`; raises ValueError if it is not legal."""
-        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"action must be an integer, got {action!r}")
-        action = int(action)
-        if self.phase != "play":
-            raise ValueError(f"the game is over ({self.phase}); no action is legal")
-        if not 0 <= action < self.layout.size:
-            raise ValueError(f"action {action} is outside 0..{self.layout.size - 1}")
+        if action.__class__ is not int:  # a quick check first: this is the hot path
+            if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+                raise ValueError(f"action must be an integer, got {action!r}")
+            action = int(action)
         if action not in self._legal_cached():
+            if self.phase != "play":
+                raise ValueError(f"the game is over ({self.phase}); no action is legal")
+            if not 0 <= action < self.layout.size:
+                raise ValueError(f"action {action} is outside 0..{self.layout.size - 1}")
             raise ValueError(self._illegal_message(action))
         self._legal = None
         decoded = self.layout.decoded[action]
@@ -320,7 +321,12 @@ class Game:
         return self.draw_pile.pop()
 
     def _draw(self, p: int, count: int) -> None:
-        hand = self.hands[p]
+        hand, pile = self.hands[p], self.draw_pile
+        if 0 < count <= len(pile):
+            # The common case in one step: the top `count` cards, in the order drawn.
+            hand += pile[:-count - 1:-1]
+            del pile[-count:]
+            return
         for _ in range(count):
             card = self._draw_card()
             if card is None:
