@@ -126,19 +126,32 @@ class Game:
         if self.phase != "play":
             return []
         layout = self.layout
+        b = layout.building_piles
         targets = self._targets()
+        p = self.current_player
+        hand = self.hands[p]
         actions: list[int] = []
-        # Source numbers are laid out as `ActionLayout` describes; plays come out in order.
-        for s, card in self._sources(self.current_player):
-            piles = targets[card]
-            if piles:
-                base = s * layout.building_piles
-                actions += [base + i for i in piles]
+        # Sources are numbered as `ActionLayout` lays them out, so plays come out in order.
+        if self.rules.stacked:
+            for s, stack in enumerate(hand):
+                if stack and targets[stack[-1]]:
+                    actions += [s * b + i for i in targets[stack[-1]]]
+        else:
+            ranks = sorted(set(hand))
+            for rank in ranks:
+                if targets[rank]:
+                    actions += [rank * b + i for i in targets[rank]]
+        s = layout.stock_source
+        for owner in self.owners[p]:
+            for pile in (self.stocks[owner], *self.discards[owner]):
+                if pile and targets[pile[-1]]:
+                    actions += [s * b + i for i in targets[pile[-1]]]
+                s += 1
         if self.rules.stacked:
             if not actions:
                 actions.append(layout.end_turn)
-        elif self.hands[self.current_player]:
-            for rank in sorted(set(self.hands[self.current_player])):
+        elif hand:
+            for rank in ranks:
                 actions += layout.discards_of_rank[rank]
         else:
             actions.append(layout.end_turn)
@@ -146,9 +159,10 @@ class Game:
 
     def action_mask(self) -> np.ndarray:
         """int8 array over all actions, 1 where the action is legal."""
-        mask = np.zeros(self.layout.size, dtype=np.int8)
-        mask[self._legal_cached()] = 1
-        return mask
+        mask = bytearray(self.layout.size)  # filled by item: cheaper than numpy fancy indexing
+        for action in self._legal_cached():
+            mask[action] = 1
+        return np.frombuffer(mask, dtype=np.int8)
 
     def step(self, action: int) -> None:
         """Apply the current player's `action`; raises ValueError if it is not legal."""
@@ -248,24 +262,6 @@ class Game:
                     targets[WILD].append(i)
             self._targets_memo[key] = targets
         return targets
-
-    def _sources(self, p: int) -> list[tuple[int, int]]:
-        """(source number, card) for every card the player may play now."""
-        hand = self.hands[p]
-        if self.rules.stacked:
-            sources = [(i, stack[-1]) for i, stack in enumerate(hand) if stack]
-        else:
-            sources = [(rank, rank) for rank in sorted(set(hand))]
-        s = self.layout.stock_source
-        for owner in self.owners[p]:
-            stock = self.stocks[owner]
-            if stock:
-                sources.append((s, stock[-1]))
-            for i, pile in enumerate(self.discards[owner], s + 1):
-                if pile:
-                    sources.append((i, pile[-1]))
-            s += 1 + self.rules.discard_piles
-        return sources
 
     def _source_card(self, p: int, source) -> int | None:
         if source.kind == HAND:

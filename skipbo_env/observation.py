@@ -63,7 +63,7 @@ class ObservationEncoder:
         self._sync(game)
         # Raw counts and sizes go into a Python float array (item writes there cost a fraction
         # of numpy's), viewed as numpy at the end and brought into [0, 1] by one multiply.
-        buf = array("f", self._zeros)
+        buf = self._zeros[:]
         bp = off["building_piles"]
         buf[bp:bp + len(self._building_seg)] = self._building_seg
         buf[off["to_act"] + (game.current_player - seat) % n] = 1.0
