@@ -28,6 +28,16 @@ from .render import render_table
 from .rules import Rules
 
 
+class _Actions(spaces.Discrete):
+    """`Discrete` with a fast membership test for plain ints (PettingZoo's out-of-bounds
+    wrapper asks on every step); anything else goes to gymnasium's own test."""
+
+    def contains(self, x) -> bool:
+        if type(x) is int:
+            return 0 <= x < self.n
+        return super().contains(x)
+
+
 def env(variant: str = "standard", num_players: int = 2, render_mode: str | None = None,
         **overrides: Any) -> AECEnv:
     """The AEC env with PettingZoo's standard wrappers: an illegal action ends the game with
@@ -64,7 +74,7 @@ class raw_env(AECEnv, EzPickle):
             "observation": spaces.Box(0.0, 1.0, (self.encoder.size,), np.float32),
             "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
         })
-        self._action_space = spaces.Discrete(n_actions)
+        self._action_space = _Actions(n_actions)
         self._seeder = np.random.default_rng()
         self.game: Game | None = None
 

@@ -157,3 +157,13 @@ def test_bad_env_arguments_raise_value_error():
         skipbo_env.env(variant="uno")
     with pytest.raises(ValueError, match="allows 4 players"):
         skipbo_env.env(variant="partnership", num_players=3)
+
+
+def test_the_action_space_is_a_discrete_space_that_tests_membership_like_gymnasium():
+    from gymnasium import spaces
+    space = skipbo_env.raw_env().action_space("player_0")
+    plain = spaces.Discrete(space.n)
+    assert isinstance(space, spaces.Discrete) and space == plain
+    for x in [0, 5, space.n - 1, space.n, -1, np.int64(3), np.int8(200 % 127), 2.0, "1", True,
+              np.array(4), np.array([4])]:
+        assert space.contains(x) == plain.contains(x), x
