@@ -1,0 +1,23 @@
+"""The code in the README and docs runs, and the README opens with the two commands."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+BLOCKS = [(path.name, i, code) for path in DOCS
+          for i, code in enumerate(re.findall(r"```python\n(.*?)```", path.read_text(), re.S))]
+
+
+@pytest.mark.parametrize("name, index, code", BLOCKS, ids=[f"{n}-{i}" for n, i, _ in BLOCKS])
+def test_every_python_example_in_the_docs_runs(name, index, code):
+    exec(compile(code, f"{name} example {index}", "exec"), {})
+
+
+def test_the_readme_opens_with_the_demo_and_the_test_commands_and_ci_runs_the_latter():
+    blocks = re.findall(r"```\n(.*?)\n```", (ROOT / "README.md").read_text(), re.S)
+    demo, tests = blocks[0], blocks[1]
+    assert "skipbo demo" in demo and "pytest" in tests
+    assert tests in (ROOT / ".ci" / "run").read_text()
