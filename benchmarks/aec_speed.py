@@ -53,7 +53,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=20,
                         help="rounds; each measures connect_four_v3 and every variant in turn, "
                              "and the medians are reported (this machine's speed drifts)")
-    parser.add_argument("--variants", default="standard,short,quick,partnership,junior,junior_classic")
+    parser.add_argument("--variants",
+                        default="standard,short,quick,partnership,junior,junior_classic")
     args = parser.parse_args()
 
     import skipbo_env

@@ -55,10 +55,6 @@ class ActionLayout:
             for rank in range(rules.max_rank + 1)) if d else ()
         self.decoded = tuple(self._decode(a) for a in range(self.size))
 
-    def source_index(self, source: Source) -> int:
-        """Position of `source` in the list of sources."""
-        return self.sources.index(source)
-
     def play(self, source: int, pile: int) -> int:
         """Action that plays from source number `source` onto building pile `pile`."""
         return source * self.rules.building_piles + pile

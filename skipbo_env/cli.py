@@ -46,7 +46,8 @@ def demo(variant: str, num_players: int, seed: int, stock_size: int | None, out=
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``skipbo`` command."""
-    parser = argparse.ArgumentParser(prog="skipbo", description="Skip-Bo for reinforcement learning")
+    parser = argparse.ArgumentParser(prog="skipbo",
+                                     description="Skip-Bo for reinforcement learning")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("demo", help="play a seeded game between random players, as text")
     p.add_argument("--variant", choices=VARIANTS, default="short")

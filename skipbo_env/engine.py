@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .actions import DISCARD, HAND, STOCK, ActionLayout
+from .actions import HAND, STOCK, ActionLayout
 from .rules import Rules
 
 FORMAT = "skipbo-state/1"
@@ -285,7 +285,8 @@ class Game:
                 self.hands[p].remove(card)
         else:
             owner = self.owners[p][source.owner]
-            cards = self.stocks[owner] if source.kind == STOCK else self.discards[owner][source.index]
+            cards = (self.stocks[owner] if source.kind == STOCK
+                     else self.discards[owner][source.index])
             card = cards.pop()
         target = self.building[pile]
         target.append(card)

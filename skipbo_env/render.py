@@ -40,7 +40,8 @@ def render_table(game: Game, seat: int | None = None) -> str:
     if game.phase == "won":
         lines.append(f"winner: {game.winner}")
     elif game.phase == "drawn":
-        lines.append("the game is drawn: a full round passed with no card played and nothing to draw")
+        lines.append("the game is drawn: a full round passed with no card played and "
+                     "nothing to draw")
     elif game.phase == "truncated":
         lines.append(f"stopped at the turn limit ({rules.max_turns})")
     return "\n".join(lines)

@@ -83,7 +83,8 @@ class Rules:
             try:
                 teams = tuple(tuple(int(s) for s in team) for team in self.teams)
             except TypeError:
-                raise ValueError(f"teams must be None or a list of seat lists, got {self.teams!r}")
+                raise ValueError(
+                    f"teams must be None or a list of seat lists, got {self.teams!r}") from None
             object.__setattr__(self, "teams", teams)
         self._validate()
 
@@ -96,7 +97,8 @@ class Rules:
             raise ValueError(f"num_players must be an integer, got {num_players!r}")
         if num_players not in players:
             raise ValueError(
-                f"variant {name!r} allows {', '.join(map(str, players))} players, not {num_players}")
+                f"variant {name!r} allows {', '.join(map(str, players))} players, "
+                f"not {num_players}")
         _, stock, fields = _PRESETS[name]
         unknown = set(overrides) - {f.name for f in dataclasses.fields(cls)}
         if unknown:
@@ -160,7 +162,8 @@ class Rules:
     # -- validation -----------------------------------------------------------------------------
     def _validate(self) -> None:
         if self.variant not in _PRESETS:
-            raise ValueError(f"unknown variant {self.variant!r}; expected one of {', '.join(VARIANTS)}")
+            raise ValueError(
+                f"unknown variant {self.variant!r}; expected one of {', '.join(VARIANTS)}")
         ints = ["num_players", "stock_size", "hand_size", "max_rank", "copies_per_rank", "wilds",
                 "building_piles", "discard_piles", "max_turns"]
         for name in ints:

@@ -18,7 +18,8 @@ def position(rules: Rules, *, current_player: int = 0, building=None, players=No
     n = rules.num_players
     state = copy.deepcopy(base)
     state["building_piles"] = [list(p) for p in (building or [[]] * rules.building_piles)]
-    state["building_piles"] += [[] for _ in range(rules.building_piles - len(state["building_piles"]))]
+    missing = rules.building_piles - len(state["building_piles"])
+    state["building_piles"] += [[] for _ in range(missing)]
     given = list(players or [])
     given += [{} for _ in range(n - len(given))]
     empty_hand = [[] for _ in range(rules.hand_size)] if rules.stacked else []

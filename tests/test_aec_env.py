@@ -91,7 +91,7 @@ def test_rewards_are_plus_one_for_the_winner_and_minus_one_for_the_others():
 def test_the_turn_limit_is_a_truncation_with_zero_rewards():
     e = skipbo_env.env(max_turns=2)
     e.reset(seed=0)
-    for agent in e.agent_iter():
+    for _ in e.agent_iter():
         obs, reward, term, trunc, info = e.last()
         if term or trunc:
             assert trunc and not term and reward == 0
