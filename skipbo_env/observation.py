@@ -71,7 +71,7 @@ class ObservationEncoder:
         buf[o] = len(game.draw_pile)
         buf[o + 1] = len(game.set_aside)
         buf[o + 2] = game.turn
-        seen = list(self._public)
+        seen = list(self._public)  # every public card, stock tops included
         if not rules.stacked:
             o = off["own_hand_by_rank"]
             for c in game.hands[seat]:
@@ -82,23 +82,9 @@ class ObservationEncoder:
         for k in range(n):
             p = (seat + k) % n
             o = base + k * width
+            buf[o:o + width] = self._seat_seg[p]
             if p in team:
                 buf[o] = 1.0
-            if game.scores[p]:
-                buf[o + 1] = min(game.scores[p], SCORE_TARGET)
-            stock = game.stocks[p]
-            if stock:
-                seen[stock[-1]] += 1
-                buf[o + 2 + stock[-1]] = 1.0
-                buf[o + 3 + r] = len(stock)
-            else:
-                buf[o + 2 + r] = 1.0
-            o += 4 + r
-            if not rules.stacked:
-                buf[o] = len(game.hands[p])
-                o += 1
-            seg = self._seat_seg[p]
-            buf[o:o + len(seg)] = seg
         u = off["unseen_by_rank"]
         deck = self._deck_list
         for c in range(r):
@@ -140,8 +126,13 @@ class ObservationEncoder:
             self._building_seg[i * top] = 1.0
         self._aside_cards: list[int] = []
         self._pile_cards = [[[] for _ in range(per_seat)] for _ in range(rules.num_players)]
+        # Each seat's block as `encode` copies it: the header (teammate flag left 0, score,
+        # stock top one-hot, stock size, hand size in refill mode), then its piles.
+        self._piles_offset = 4 + r + (0 if rules.stacked else 1)
         empty = self._pile_segment([])
-        self._seat_seg = [empty * per_seat for _ in range(rules.num_players)]
+        self._seat_seg = [array("f", bytes(4 * self._piles_offset)) + empty * per_seat
+                          for _ in range(rules.num_players)]
+        self._headers: list[list] = [[None] * 4 for _ in range(rules.num_players)]
 
     def _recount(self, old: list[int], new: list[int]) -> None:
         public = self._public
@@ -198,6 +189,12 @@ class ObservationEncoder:
             self._aside_cards = list(aside)
         stacked = self.rules.stacked
         for p in range(self.rules.num_players):
+            stock = game.stocks[p]
+            top = stock[-1] if stock else -1
+            hand_size = 0 if stacked else len(game.hands[p])
+            h = self._headers[p]
+            if h[1] != top or h[2] != len(stock) or h[3] != hand_size or h[0] != game.scores[p]:
+                self._set_header(p, game.scores[p], top, len(stock), hand_size)
             piles = game.hands[p] if stacked else game.discards[p]
             cached = self._pile_cards[p]
             if piles != cached:
@@ -205,11 +202,25 @@ class ObservationEncoder:
                     if cards != cached[i]:
                         self._update_pile(p, i, cards)
 
+    def _set_header(self, p: int, score: int, top: int, stock_size: int, hand_size: int) -> None:
+        r, seg, old = self.num_ranks, self._seat_seg[p], self._headers[p]
+        if old[1] is not None and old[1] >= 0:
+            self._public[old[1]] -= 1
+        if top >= 0:
+            self._public[top] += 1
+        seg[0:self._piles_offset] = array("f", bytes(4 * self._piles_offset))
+        seg[1] = min(score, SCORE_TARGET)
+        seg[2 + (top if top >= 0 else r)] = 1.0
+        seg[3 + r] = stock_size
+        if not self.rules.stacked:
+            seg[4 + r] = hand_size
+        self._headers[p] = [score, top, stock_size, hand_size]
+
     def _update_pile(self, p: int, i: int, cards: list[int]) -> None:
         r, depth, width = self.num_ranks, self.depth, self.pile_width
         old = self._pile_cards[p][i]
         seg = self._seat_seg[p]
-        o = i * width
+        o = self._piles_offset + i * width
         codes, below = o + 2 + r, o + 2 + r + depth
         if len(cards) == len(old) + 1 and cards[:-1] == old:
             # One card put on top: the codes move down one place.
