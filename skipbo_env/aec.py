@@ -22,6 +22,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .actions import ActionLayout
 from .engine import Game
 from .observation import PILE_DEPTH, ObservationEncoder
 from .render import render_table
@@ -69,7 +70,7 @@ class raw_env(AECEnv, EzPickle):
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agents = list(self.possible_agents)
         self._seats = {a: i for i, a in enumerate(self.possible_agents)}
-        n_actions = Game(self.rules, 0).num_actions
+        n_actions = ActionLayout(self.rules).size
         self._observation_space = spaces.Dict({
             "observation": spaces.Box(0.0, 1.0, (self.encoder.size,), np.float32),
             "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
