@@ -15,11 +15,13 @@ SETTINGS = settings(max_examples=40, deadline=None,
 
 @st.composite
 def games(draw):
-    """A game of some variant and player count, sometimes with a small stock, and a seed for
-    the random player that drives it."""
+    """A game of some variant and player count, sometimes with a small stock or without wilds
+    on wilds, and a seed for the random player that drives it."""
     variant, players = draw(st.sampled_from(CASES))
     stock = draw(st.sampled_from([None, 1, 3, 8]))
     overrides = {} if stock is None else {"stock_size": stock}
+    if draw(st.integers(0, 4)) == 0:
+        overrides["wild_on_wild"] = False
     rules = Rules.preset(variant, players, **overrides)
     return Game(rules, draw(st.integers(0, 2**32))), draw(st.integers(0, 2**32))
 
@@ -166,3 +168,52 @@ def test_every_game_ends(case):
     run(game, seed, lambda g, rng: None)
     assert game.phase in ("won", "drawn", "truncated")
     assert game.turn <= game.rules.max_turns
+
+
+def legal_by_the_rules(game):
+    """The legal actions worked out from the rule text, action by action (a test oracle)."""
+    rules, layout, p = game.rules, game.layout, game.current_player
+    if game.is_over:
+        return []
+    team = sorted(rules.team_of(p), key=lambda s: (s - p) % rules.num_players)
+
+    def card_of(source):
+        if source.kind == "hand":
+            if rules.stacked:
+                stack = game.hands[p][source.index]
+                return stack[-1] if stack else None
+            return source.index if source.index in game.hands[p] else None
+        owner = team[source.owner]
+        pile = (game.stocks[owner] if source.kind == "stock"
+                else game.discards[owner][source.index])
+        return pile[-1] if pile else None
+
+    def fits(card, pile):
+        if card == 0:
+            return rules.wild_on_wild or not pile or pile[-1] != 0
+        return card == len(pile) + 1
+
+    legal = []
+    for action in range(layout.size):
+        kind, *rest = layout.decode(action)
+        if kind == "play":
+            card = card_of(rest[0])
+            if card is not None and fits(card, game.building[rest[1]]):
+                legal.append(action)
+        elif kind == "discard":
+            if rest[0] in game.hands[p]:
+                legal.append(action)
+    if rules.stacked:
+        if not legal:
+            legal.append(layout.end_turn)
+    elif not game.hands[p]:
+        legal.append(layout.end_turn)
+    return legal
+
+
+@SETTINGS
+@given(games())
+def test_legal_actions_agree_with_the_rules_worked_out_action_by_action(case):
+    game, seed = case
+    run(game, seed, lambda g, rng: np.testing.assert_array_equal(g.legal_actions(),
+                                                                 legal_by_the_rules(g)))
