@@ -95,21 +95,23 @@ class Game:
         """Size of the action space."""
         return self.layout.size
 
+    def winning_seats(self) -> list[int]:
+        """The seats that won (both partners for a team); empty unless the game is won."""
+        if self.phase != "won":
+            return []
+        return list(self.winner) if isinstance(self.winner, list) else [self.winner]
+
     def returns(self) -> list[float]:
         """+1 for the winner (or each member of the winning team), -1 for the others, else 0."""
-        n = self.rules.num_players
-        if self.phase != "won":
-            return [0.0] * n
-        winners = self.winner if isinstance(self.winner, list) else [self.winner]
-        return [1.0 if p in winners else -1.0 for p in range(n)]
+        winners = self.winning_seats()
+        if not winners:
+            return [0.0] * self.rules.num_players
+        return [1.0 if p in winners else -1.0 for p in range(self.rules.num_players)]
 
     def points(self) -> list[int]:
         """Points this game scores: the winner (each member of a winning team) scores 25 plus
         5 for each card left in the opponents' stocks; everyone else scores 0."""
-        n = self.rules.num_players
-        if self.phase != "won":
-            return [0] * n
-        winners = self.winner if isinstance(self.winner, list) else [self.winner]
+        n, winners = self.rules.num_players, self.winning_seats()
         left = sum(len(self.stocks[p]) for p in range(n) if p not in winners)
         return [25 + 5 * left if p in winners else 0 for p in range(n)]
 
