@@ -1,14 +1,20 @@
 """The fixed integer action layout of a rules set.
 
-Actions are integers in ``range(layout.size)``, laid out as
+A card is an integer id: ``rank + (max_rank + 1) * toll``, rank 0 being the wild; without tolls
+(every game but Skip-Bo Masters) the id is the rank. Actions are integers in
+``range(layout.size)``, laid out as
 
 1. plays, ``source * building_piles + pile`` for every source, where the sources are, in order:
-   the hand (one source per rank 0..max_rank in refill mode, meaning "a card of that rank from
-   hand"; one per hand stack in stacked mode), the own stock top, the own discard-pile tops,
-   then for each teammate in turn order after the player: their stock top and discard-pile tops;
-2. discards (refill mode only), ``rank * discard_piles + pile``: put a hand card of that rank
+   the hand (one source per card id in refill mode, meaning "a card of that id from hand"; one
+   per hand stack in stacked mode), the own stock top, the own discard-pile tops, then for each
+   teammate in turn order after the player: their stock top and discard-pile tops;
+2. discards (refill mode only), ``card * discard_piles + pile``: put a hand card of that id
    on that discard pile, ending the turn;
-3. one end-turn action.
+3. with coins (Skip-Bo Masters) only: one coin play per building pile (pay N coins as the N the
+   pile needs), then the purchases (for each other seat in turn order after the player, its
+   stock top and discard-pile tops, onto each building pile), then paying a toll and declining
+   it;
+4. one end-turn action.
 """
 
 from __future__ import annotations
@@ -23,7 +29,8 @@ HAND, STOCK, DISCARD = "hand", "stock", "discard"
 
 @dataclass(frozen=True)
 class Source:
-    """Where a played card comes from: `owner` is 0 for the player, k for the k-th teammate."""
+    """Where a played card comes from: `owner` is 0 for the player, k for the k-th teammate
+    (or, in a purchase, for the k-th seat after the player)."""
 
     kind: str
     index: int = 0
@@ -35,8 +42,9 @@ class ActionLayout:
 
     def __init__(self, rules: Rules):
         self.rules = rules
-        b, d = rules.building_piles, rules.discard_piles
-        self.hand_sources = rules.hand_size if rules.stacked else rules.max_rank + 1
+        b, d, n = rules.building_piles, rules.discard_piles, rules.num_players
+        self.num_card_ids = rules.num_card_ids
+        self.hand_sources = rules.hand_size if rules.stacked else self.num_card_ids
         self.teammates = 0 if rules.teams is None else len(rules.teams[0]) - 1
         sources = [Source(HAND, i) for i in range(self.hand_sources)]
         for owner in range(self.teammates + 1):
@@ -44,36 +52,67 @@ class ActionLayout:
             sources.extend(Source(DISCARD, i, owner) for i in range(d))
         self.sources: tuple[Source, ...] = tuple(sources)
         self.stock_source = self.hand_sources
-        self.num_plays = len(sources) * b
-        self.num_discards = 0 if rules.stacked else (rules.max_rank + 1) * d
-        self.discard_base = self.num_plays
-        self.end_turn = self.num_plays + self.num_discards
-        self.size = self.end_turn + 1
         self.building_piles = b
+        self.num_plays = len(sources) * b
+        self.num_discards = 0 if rules.stacked else self.num_card_ids * d
+        self.discard_base = self.num_plays
         self.discards_of_rank = tuple(
-            tuple(range(self.discard_base + rank * d, self.discard_base + rank * d + d))
-            for rank in range(rules.max_rank + 1)) if d else ()
+            tuple(range(self.discard_base + card * d, self.discard_base + card * d + d))
+            for card in range(self.num_card_ids)) if d else ()
+        base = self.discard_base + self.num_discards
+        # Coin actions (Skip-Bo Masters).
+        self.coin_base = base
+        self.num_coin_plays = b if rules.coins else 0
+        self.purchase_sources = tuple(
+            Source(kind, i, offset) for offset in range(1, n)
+            for kind, i in [(STOCK, 0)] + [(DISCARD, k) for k in range(d)]) if rules.coins else ()
+        self.purchase_base = self.coin_base + self.num_coin_plays
+        self.num_purchases = len(self.purchase_sources) * b
+        self.pay_toll = self.purchase_base + self.num_purchases if rules.coins else None
+        self.decline_toll = self.pay_toll + 1 if rules.coins else None
+        self.end_turn = self.purchase_base + self.num_purchases + (2 if rules.coins else 0)
+        self.size = self.end_turn + 1
         self.decoded = tuple(self._decode(a) for a in range(self.size))
 
     def play(self, source: int, pile: int) -> int:
         """Action that plays from source number `source` onto building pile `pile`."""
-        return source * self.rules.building_piles + pile
+        return source * self.building_piles + pile
 
-    def discard(self, rank: int, pile: int) -> int:
-        """Action that discards a hand card of `rank` onto discard pile `pile`."""
-        return self.discard_base + rank * self.rules.discard_piles + pile
+    def discard(self, card: int, pile: int) -> int:
+        """Action that discards a hand card (by id) onto discard pile `pile`."""
+        return self.discard_base + card * self.rules.discard_piles + pile
+
+    def coin_play(self, pile: int) -> int:
+        """Action that pays coins as the number building pile `pile` needs (Masters)."""
+        return self.coin_base + pile
+
+    def purchase(self, source: int, pile: int) -> int:
+        """Action that buys from purchase source number `source` onto `pile` (Masters)."""
+        return self.purchase_base + source * self.building_piles + pile
 
     def decode(self, action: int) -> tuple:
-        """``("play", Source, pile)``, ``("discard", rank, pile)`` or ``("end_turn",)``."""
+        """``("play", Source, pile)``, ``("discard", card, pile)``, ``("coin", pile)``,
+        ``("buy", Source, pile)``, ``("pay_toll",)``, ``("decline_toll",)`` or
+        ``("end_turn",)``."""
         if not 0 <= action < self.size:
             raise ValueError(f"action {action} is outside 0..{self.size - 1}")
         return self.decoded[action]
 
     def _decode(self, action: int) -> tuple:
+        b = self.building_piles
         if action < self.num_plays:
-            s, pile = divmod(action, self.rules.building_piles)
+            s, pile = divmod(action, b)
             return ("play", self.sources[s], pile)
-        if action < self.end_turn:
-            rank, pile = divmod(action - self.discard_base, self.rules.discard_piles)
-            return ("discard", rank, pile)
+        if action < self.coin_base:
+            card, pile = divmod(action - self.discard_base, self.rules.discard_piles)
+            return ("discard", card, pile)
+        if action < self.purchase_base:
+            return ("coin", action - self.coin_base)
+        if action < self.purchase_base + self.num_purchases:
+            s, pile = divmod(action - self.purchase_base, b)
+            return ("buy", self.purchase_sources[s], pile)
+        if action == self.pay_toll:
+            return ("pay_toll",)
+        if action == self.decline_toll:
+            return ("decline_toll",)
         return ("end_turn",)

@@ -16,15 +16,20 @@ from .rules import Rules
 
 FORMAT = "skipbo-state/1"
 WILD = 0
-PHASES = ("play", "won", "drawn", "truncated")
+COIN = -1  # the place a coin play ("a coin N", Skip-Bo Masters) takes in a building pile
+# "coin_followup": the card after a coin play is due; "toll": a toll is due (Masters).
+PHASES = ("play", "coin_followup", "toll", "won", "drawn", "truncated")
+ACTIVE = ("play", "coin_followup", "toll")
 # Per rules: the action layout, each seat's playable owners, and the building-target memo,
 # shared by every game of those rules.
 _STATIC: dict[Rules, tuple] = {}
 
 
-def card_name(card: int) -> str:
-    """A card in words: its number, or "Skip-Bo" for the wild."""
-    return "Skip-Bo" if card == WILD else str(card)
+def card_name(card: int, max_rank: int = 12) -> str:
+    """A card in words: its number, or "Skip-Bo" for the wild, with its toll if it has one."""
+    rank, toll = card % (max_rank + 1), card // (max_rank + 1)
+    name = "Skip-Bo" if rank == WILD else str(rank)
+    return f"{name} (toll {toll})" if toll else name
 
 
 class Game:
@@ -43,8 +48,7 @@ class Game:
         self.rng = np.random.default_rng(seed)
         self.scores = [0] * n if scores is None else _check_scores(scores, n)
         self.first_player = int(first_player)
-        deck = [WILD] * rules.wilds + [r for r in range(1, rules.max_rank + 1)
-                                       for _ in range(rules.copies_per_rank)]
+        deck = [card for card, count in enumerate(rules.deck_counts()) for _ in range(count)]
         self.rng.shuffle(deck)
         self.stocks = []
         for _ in range(n):
@@ -64,6 +68,10 @@ class Game:
         self.winner: Any = None
         self.played_this_turn = False
         self.stall_turns = 0
+        self.coins = [rules.coins_per_player] * n
+        self.pile_coins = [0] * rules.building_piles
+        self.pending_pile: int | None = None
+        self.pending_toll = 0
         self._start_turn()
 
     def _init_static(self, rules: Rules) -> None:
@@ -83,7 +91,7 @@ class Game:
     @property
     def is_over(self) -> bool:
         """True once the game is won, drawn or truncated."""
-        return self.phase != "play"
+        return self.phase not in ACTIVE
 
     @property
     def truncated(self) -> bool:
@@ -125,7 +133,14 @@ class Game:
         return self._legal
 
     def _compute_legal(self) -> list[int]:
-        if self.phase != "play":
+        phase = self.phase
+        if phase != "play":
+            if phase == "toll":
+                pay = [self.layout.pay_toll] if self.coins[self.current_player] >= \
+                    self.pending_toll else []
+                return pay + [self.layout.decline_toll]
+            if phase == "coin_followup":
+                return self._followups()
             return []
         layout = self.layout
         b = layout.building_piles
@@ -152,11 +167,54 @@ class Game:
         if self.rules.stacked:
             if not actions:
                 actions.append(layout.end_turn)
-        elif hand:
+            return actions
+        if hand:
             for rank in ranks:
                 actions += layout.discards_of_rank[rank]
-        else:
+        if self.rules.coins:
+            actions += self._coin_actions(targets)
+        if not hand:
             actions.append(layout.end_turn)
+        return actions
+
+    def _coin_actions(self, targets: list[list[int]]) -> list[int]:
+        """Skip-Bo Masters: coin plays, then purchases."""
+        layout, p, n = self.layout, self.current_player, self.rules.num_players
+        coins, actions = self.coins[p], []
+        own = self._own_cards(p)
+        for i, cards in enumerate(self.building):
+            need = len(cards) + 1
+            # Pay N coins as the N the pile needs, only if the player can follow with the next
+            # card (N + 1 or a wild) from their own hand, stock top or discard-pile tops.
+            if need < self.rules.max_rank and coins >= need and any(
+                    card % (self.rules.max_rank + 1) in (need + 1, WILD) for card in own):
+                actions.append(layout.coin_base + i)
+        if coins >= 1:
+            for k, source in enumerate(layout.purchase_sources):
+                seller = (p + source.owner) % n
+                pile = (self.stocks[seller] if source.kind == STOCK
+                        else self.discards[seller][source.index])
+                if pile:
+                    base = layout.purchase_base + k * layout.building_piles
+                    actions += [base + i for i in targets[pile[-1]]]
+        return actions
+
+    def _own_cards(self, p: int) -> list[int]:
+        """The cards the player may play from their own hand, stock top and discard tops."""
+        own = list(self.hands[p])
+        own += [pile[-1] for pile in (self.stocks[p], *self.discards[p]) if pile]
+        return own
+
+    def _followups(self) -> list[int]:
+        """After a coin play: plays from the player's own cards onto that pile only."""
+        b, pile, p = self.layout.building_piles, self.pending_pile, self.current_player
+        fits = self._targets()
+        actions = [card * b + pile for card in sorted(set(self.hands[p])) if pile in fits[card]]
+        s = self.layout.stock_source
+        for cards in (self.stocks[p], *self.discards[p]):
+            if cards and pile in fits[cards[-1]]:
+                actions.append(s * b + pile)
+            s += 1
         return actions
 
     def action_mask(self) -> np.ndarray:
@@ -173,42 +231,66 @@ class Game:
                 raise ValueError(f"action must be an integer, got {action!r}")
             action = int(action)
         if action not in self._legal_cached():
-            if self.phase != "play":
+            if self.is_over:
                 raise ValueError(f"the game is over ({self.phase}); no action is legal")
             if not 0 <= action < self.layout.size:
                 raise ValueError(f"action {action} is outside 0..{self.layout.size - 1}")
             raise ValueError(self._illegal_message(action))
         self._legal = None
         decoded = self.layout.decoded[action]
-        if decoded[0] == "play":
+        kind = decoded[0]
+        if kind == "play":
             self._play(decoded[1], decoded[2])
-        elif decoded[0] == "discard":
+        elif kind == "discard":
             hand = self.hands[self.current_player]
             hand.remove(decoded[1])  # the matching card held longest
             self.discards[self.current_player][decoded[2]].append(decoded[1])
             self._end_turn()
-        else:
+        elif kind == "end_turn" or kind == "decline_toll":
+            # Declining a toll ends the turn at once, with no further plays and no discard.
             self._end_turn()
+        else:
+            self._coin_step(decoded)
 
     def describe(self, action: int) -> str:
         """The action in words for the current player and cards, e.g.
         ``"hand 7 -> building pile 2"``, ``"stock Skip-Bo -> building pile 0 as 4"``,
-        ``"discard pile 1 top 9 -> building pile 3"``, ``"discard hand 5 -> discard pile 0"``."""
+        ``"discard pile 1 top 9 -> building pile 3"``, ``"discard hand 5 -> discard pile 0"``;
+        in Skip-Bo Masters also ``"pay 5 coins as the 5 on building pile 2"``,
+        ``"buy player 1's stock 7 -> building pile 0"``, ``"pay the toll of 2 coins"`` and
+        ``"decline the toll (ends the turn)"``."""
         kind, *rest = self.layout.decode(int(action))
+        name = self.card_name
         if kind == "end_turn":
             return "end turn"
         if kind == "discard":
-            rank, pile = rest
-            return f"discard hand {card_name(rank)} -> discard pile {pile}"
+            card, pile = rest
+            return f"discard hand {name(card)} -> discard pile {pile}"
+        if kind == "coin":
+            need = len(self.building[rest[0]]) + 1
+            return f"pay {need} coins as the {need} on building pile {rest[0]}"
+        if kind == "pay_toll":
+            return f"pay the toll of {self.pending_toll} coins"
+        if kind == "decline_toll":
+            return "decline the toll (ends the turn)"
         source, pile = rest
-        owners = self.owners[self.current_player]
-        owner = f"player {owners[source.owner]}'s " if source.owner else ""
-        if source.kind == HAND and not self.rules.stacked:
+        p = self.current_player
+        if kind == "buy":
+            seller = (p + source.owner) % self.rules.num_players
+            cards = (self.stocks[seller] if source.kind == STOCK
+                     else self.discards[seller][source.index])
+            card = cards[-1] if cards else None
+            top = "empty" if card is None else name(card)
+            where = (f"buy player {seller}'s stock {top}" if source.kind == STOCK
+                     else f"buy player {seller}'s discard pile {source.index} top {top}")
+        elif source.kind == HAND and not self.rules.stacked:
             card = source.index
-            where = f"hand {card_name(card)}"
+            where = f"hand {name(card)}"
         else:
-            card = self._source_card(self.current_player, source)
-            top = "empty" if card is None else card_name(card)
+            owners = self.owners[p]
+            owner = f"player {owners[source.owner]}'s " if source.owner else ""
+            card = self._source_card(p, source)
+            top = "empty" if card is None else name(card)
             if source.kind == HAND:
                 where = f"hand stack {source.index} top {top}"
             elif source.kind == STOCK:
@@ -219,6 +301,10 @@ class Game:
         if card == WILD:
             text += f" as {len(self.building[pile]) + 1}"
         return text
+
+    def card_name(self, card: int) -> str:
+        """A card of these rules in words, e.g. "7", "Skip-Bo" or "7 (toll 1)"."""
+        return card_name(card, self.rules.max_rank)
 
     def clone(self) -> "Game":
         """An independent copy, generator state included."""
@@ -243,11 +329,14 @@ class Game:
             self.current_player, self.turn, self.phase,
             list(self.winner) if isinstance(self.winner, list) else self.winner)
         g.played_this_turn, g.stall_turns = self.played_this_turn, self.stall_turns
+        g.coins, g.pile_coins = list(self.coins), list(self.pile_coins)
+        g.pending_pile, g.pending_toll = self.pending_pile, self.pending_toll
         return g
 
     # -- rules of play --------------------------------------------------------------------------
     def _targets(self) -> list[list[int]]:
-        """For each card (0 = wild, then 1..max_rank), the building piles it may go on.
+        """For each card id (0 = wild, then 1..max_rank, then cards with tolls), the building
+        piles it may go on.
 
         A building pile starts with a 1 or a wild, then takes the next number or a wild; a wild
         takes the number the pile needs (on another wild too, unless `wild_on_wild` is off)."""
@@ -257,11 +346,14 @@ class Game:
             key = tuple(-len(c) if c and c[-1] == WILD else len(c) for c in self.building)
         targets = self._targets_memo.get(key)
         if targets is None:
-            targets = [[] for _ in range(self.rules.max_rank + 1)]
+            r = self.rules.max_rank + 1
+            targets = [[] for _ in range(r)]
             for i, size in enumerate(key):
                 targets[abs(size) + 1].append(i)
                 if size >= 0:
                     targets[WILD].append(i)
+            # A card with a toll goes where its rank goes.
+            targets += [targets[card % r] for card in range(r, self.rules.num_card_ids)]
             self._targets_memo[key] = targets
         return targets
 
@@ -290,21 +382,70 @@ class Game:
             cards = (self.stocks[owner] if source.kind == STOCK
                      else self.discards[owner][source.index])
             card = cards.pop()
+        self._place(card, pile, p if source.kind == STOCK else None)
+
+    def _place(self, card: int, pile: int, stock_owner: int | None) -> None:
+        """Put `card` on building pile `pile`; `stock_owner` is the seat whose stock it came
+        from, if any."""
+        p = self.current_player
         target = self.building[pile]
         target.append(card)
         self.played_this_turn = True
+        if self.phase == "coin_followup":
+            self.phase, self.pending_pile = "play", None
         if len(target) == self.rules.max_rank:
             # A completed pile is set aside at once, freeing its place.
-            self.set_aside.extend(target)
+            self.set_aside += [c for c in target if c != COIN]
             self.building[pile] = []
-        if source.kind == STOCK and self._team_stocks_empty(p):
-            team = self.rules.team_of(p)
-            self.winner = list(team) if self.rules.teams is not None else p
+            if self.pile_coins[pile]:
+                self._hand_out_coins(pile)
+        if stock_owner is not None and self._team_stocks_empty(stock_owner):
+            team = self.rules.team_of(stock_owner)
+            self.winner = list(team) if self.rules.teams is not None else stock_owner
             self.phase = "won"
+            return
+        toll = card // (self.rules.max_rank + 1)
+        if toll:
+            # The toll is due before anything else, a refill of an empty hand included.
+            self.phase, self.pending_pile, self.pending_toll = "toll", pile, toll
             return
         if not self.rules.stacked and not self.hands[p]:
             # Playing every hand card without winning draws a full hand at once.
             self._draw(p, self.rules.hand_size)
+
+    def _coin_step(self, decoded: tuple) -> None:
+        """Skip-Bo Masters: a coin play, a purchase, or paying a toll."""
+        p, kind = self.current_player, decoded[0]
+        if kind == "coin":
+            pile = decoded[1]
+            need = len(self.building[pile]) + 1
+            self.coins[p] -= need
+            self.pile_coins[pile] += need
+            self.building[pile].append(COIN)
+            self.played_this_turn = True
+            self.phase, self.pending_pile = "coin_followup", pile
+        elif kind == "buy":
+            source, pile = decoded[1], decoded[2]
+            seller = (p + source.owner) % self.rules.num_players
+            cards = (self.stocks[seller] if source.kind == STOCK
+                     else self.discards[seller][source.index])
+            self.coins[p] -= 1
+            self.coins[seller] += 1
+            self._place(cards.pop(), pile, seller if source.kind == STOCK else None)
+        else:  # pay_toll
+            self.coins[p] -= self.pending_toll
+            self.pile_coins[self.pending_pile] += self.pending_toll
+            self.phase, self.pending_pile, self.pending_toll = "play", None, 0
+            if not self.hands[p]:
+                self._draw(p, self.rules.hand_size)
+
+    def _hand_out_coins(self, pile: int) -> None:
+        """A cleared pile's coins go out one at a time, from the player who completed it round
+        in turn order."""
+        n, p = self.rules.num_players, self.current_player
+        for k in range(self.pile_coins[pile]):
+            self.coins[(p + k) % n] += 1
+        self.pile_coins[pile] = 0
 
     def _team_stocks_empty(self, p: int) -> bool:
         return all(not self.stocks[s] for s in self.rules.team_of(p))
@@ -346,6 +487,7 @@ class Game:
             self._draw(p, self.rules.hand_size - len(self.hands[p]))
 
     def _end_turn(self) -> None:
+        self.phase, self.pending_pile, self.pending_toll = "play", None, 0
         self.turn += 1
         if not self.played_this_turn and not self.draw_pile and not self.set_aside:
             self.stall_turns += 1
@@ -369,28 +511,39 @@ class Game:
     # -- serialisation --------------------------------------------------------------------------
     def to_dict(self) -> dict:
         """The whole state as a JSON-serialisable dictionary (see docs/rules.md)."""
+        out = list if not self.rules.coins else self._cards_out
         return {
             "format": FORMAT,
             "rules": self.rules.to_dict(),
             "current_player": self.current_player,
             "turn": self.turn,
             "phase": self.phase,
-            "draw_pile": list(self.draw_pile),
-            "set_aside": list(self.set_aside),
-            "building_piles": [list(b) for b in self.building],
+            "draw_pile": out(self.draw_pile),
+            "set_aside": out(self.set_aside),
+            "building_piles": [out(b) for b in self.building],
             "players": [
-                {"stock": list(self.stocks[p]),
-                 "hand": ([list(s) for s in self.hands[p]] if self.rules.stacked
-                          else list(self.hands[p])),
-                 "discard_piles": [list(d) for d in self.discards[p]]}
+                {"stock": out(self.stocks[p]),
+                 "hand": ([out(s) for s in self.hands[p]] if self.rules.stacked
+                          else out(self.hands[p])),
+                 "discard_piles": [out(d) for d in self.discards[p]]}
                 for p in range(self.rules.num_players)],
             "winner": list(self.winner) if isinstance(self.winner, list) else self.winner,
             "first_player": self.first_player,
             "scores": list(self.scores),
             "played_this_turn": self.played_this_turn,
             "stall_turns": self.stall_turns,
+            "coins": list(self.coins),
+            "pile_coins": list(self.pile_coins),
+            "pending": (None if self.pending_pile is None
+                        else {"pile": self.pending_pile, "toll": self.pending_toll}),
             "rng": _jsonable(self.rng.bit_generator.state),
         }
+
+    def _cards_out(self, cards: list[int]) -> list:
+        """Cards as the state writes them: a card with a toll as [rank, toll], a coin play's
+        place in a building pile as "coin"."""
+        r = self.rules.max_rank + 1
+        return [c if 0 <= c < r else "coin" if c == COIN else [c % r, c // r] for c in cards]
 
     @classmethod
     def from_dict(cls, d: dict) -> "Game":
@@ -415,7 +568,7 @@ def _check_scores(scores, n: int) -> list[int]:
 
 _KEYS = {"format", "rules", "current_player", "turn", "phase", "draw_pile", "set_aside",
          "building_piles", "players", "winner", "first_player", "scores", "played_this_turn",
-         "stall_turns", "rng"}
+         "stall_turns", "coins", "pile_coins", "pending", "rng"}
 
 
 def _load(cls, d: dict) -> Game:
@@ -434,13 +587,27 @@ def _load(cls, d: dict) -> Game:
         raise ValueError(f"bad rules in state: {e}") from None
     n, top = rules.num_players, rules.max_rank
 
-    def cards(value, where: str) -> list[int]:
+    r = top + 1
+
+    def cards(value, where: str, coin_places: bool = False) -> list[int]:
         if not isinstance(value, list):
             raise ValueError(f"{where} must be a list of cards, got {value!r}")
+        result = []
         for c in value:
-            if isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= top:
-                raise ValueError(f"{where} holds {c!r}; cards are integers 0 (wild) to {top}")
-        return list(value)
+            if isinstance(c, list) and len(c) == 2 and all(
+                    isinstance(x, int) and not isinstance(x, bool) for x in c) \
+                    and 0 <= c[0] <= top and 1 <= c[1] <= rules.max_toll:
+                result.append(c[0] + r * c[1])  # a card with a toll
+            elif c == "coin" and coin_places:
+                result.append(COIN)
+            elif isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= top:
+                tolls = f", or [rank, toll] with toll 1..{rules.max_toll}" if rules.max_toll \
+                    else ""
+                raise ValueError(f"{where} holds {c!r}; cards are integers 0 (wild) to {top}"
+                                 f"{tolls}")
+            else:
+                result.append(c)
+        return result
 
     def piles(value, count: int, where: str) -> list[list[int]]:
         if not isinstance(value, list) or len(value) != count:
@@ -457,13 +624,17 @@ def _load(cls, d: dict) -> Game:
     g._init_static(rules)
     g.draw_pile = cards(d["draw_pile"], "draw_pile")
     g.set_aside = cards(d["set_aside"], "set_aside")
-    g.building = piles(d["building_piles"], rules.building_piles, "building_piles")
+    value = d["building_piles"]
+    if not isinstance(value, list) or len(value) != rules.building_piles:
+        raise ValueError(f"building_piles must be a list of {rules.building_piles} piles")
+    g.building = [cards(v, f"building_piles[{i}]", coin_places=rules.coins)
+                  for i, v in enumerate(value)]
     for i, pile in enumerate(g.building):
         if len(pile) >= top:
             raise ValueError(f"building_piles[{i}] holds {len(pile)} cards; a pile of {top} is "
                              f"set aside at once")
         for k, c in enumerate(pile):
-            if c != WILD and c != k + 1:
+            if c != WILD and c != COIN and c % r != k + 1:
                 raise ValueError(f"building_piles[{i}] has {c} in place {k}, where {k + 1} or a "
                                  f"wild belongs")
             if c == WILD and k > 0 and pile[k - 1] == WILD and not rules.wild_on_wild:
@@ -490,8 +661,9 @@ def _load(cls, d: dict) -> Game:
         if len(g.stocks[-1]) > rules.stock_size:
             raise ValueError(f"players[{p}].stock holds {len(g.stocks[-1])} cards; at most "
                              f"{rules.stock_size}")
-    counts = [0] * (top + 1)
-    everything = [g.draw_pile, g.set_aside, *g.building, *g.stocks]
+    counts = [0] * rules.num_card_ids
+    everything = [g.draw_pile, g.set_aside, *[[c for c in b if c != COIN] for b in g.building],
+                  *g.stocks]
     for p in range(n):
         everything.extend(g.discards[p])
         everything.extend(g.hands[p] if rules.stacked else [g.hands[p]])
@@ -499,7 +671,7 @@ def _load(cls, d: dict) -> Game:
         for c in pile:
             counts[c] += 1
     if counts != rules.deck_counts():
-        raise ValueError(f"the cards by rank (wild first) total {counts}, but the deck holds "
+        raise ValueError(f"the cards by id (wild first) total {counts}, but the deck holds "
                          f"{rules.deck_counts()}")
     g.current_player = seat(d["current_player"], "current_player")
     g.first_player = seat(d["first_player"], "first_player")
@@ -529,7 +701,7 @@ def _load(cls, d: dict) -> Game:
         raise ValueError(f"winner must be null while the phase is {g.phase!r}, got {w!r}")
     else:
         g.winner = None
-    if g.phase == "play":
+    if g.phase in ACTIVE:
         for team in (rules.teams or [(p,) for p in range(n)]):
             if all(not g.stocks[s] for s in team):
                 raise ValueError(f"seats {list(team)} have empty stocks, so the game is won, "
@@ -542,9 +714,46 @@ def _load(cls, d: dict) -> Game:
     if isinstance(stall, bool) or not isinstance(stall, int) or stall < 0:
         raise ValueError(f"stall_turns must be a non-negative integer, got {stall!r}")
     g.stall_turns = stall
+    _load_coins(g, d, rules)
     g.rng = np.random.Generator(np.random.PCG64())
     try:
         g.rng.bit_generator.state = d["rng"]
     except (TypeError, ValueError, KeyError) as e:
         raise ValueError(f"rng is not a PCG64 generator state: {e}") from None
     return g
+
+
+def _load_coins(g: Game, d: dict, rules: Rules) -> None:
+    """Coins, the coins next to each building pile and the pending coin step, checked."""
+    n, b = rules.num_players, rules.building_piles
+
+    def amounts(value, count: int, where: str) -> list[int]:
+        if not isinstance(value, list) or len(value) != count or any(
+                isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in value):
+            raise ValueError(f"{where} must be a list of {count} non-negative integers, got "
+                             f"{value!r}")
+        return list(value)
+
+    g.coins = amounts(d["coins"], n, "coins")
+    g.pile_coins = amounts(d["pile_coins"], b, "pile_coins")
+    total = rules.coins_per_player * n
+    if sum(g.coins) + sum(g.pile_coins) != total:
+        raise ValueError(f"coins and pile_coins total {sum(g.coins) + sum(g.pile_coins)}, but "
+                         f"the game has {total}")
+    pending = d["pending"]
+    g.pending_pile, g.pending_toll = None, 0
+    if g.phase in ("toll", "coin_followup"):
+        if not isinstance(pending, dict) or set(pending) != {"pile", "toll"} or any(
+                isinstance(x, bool) or not isinstance(x, int) for x in pending.values()) \
+                or not 0 <= pending["pile"] < b:
+            raise ValueError(f"phase {g.phase!r} needs pending {{'pile': 0..{b - 1}, 'toll': "
+                             f"n}}, got {pending!r}")
+        g.pending_pile, g.pending_toll = pending["pile"], pending["toll"]
+        if g.phase == "toll" and not 1 <= g.pending_toll <= rules.max_toll:
+            raise ValueError(f"a pending toll must be 1..{rules.max_toll}, got {g.pending_toll}")
+        if g.phase == "coin_followup" and (g.pending_toll != 0 or not g.building[g.pending_pile]
+                                           or g.building[g.pending_pile][-1] != COIN):
+            raise ValueError("a pending follow-up needs toll 0 and a coin play on top of its "
+                             "building pile")
+    elif pending is not None:
+        raise ValueError(f"pending must be null while the phase is {g.phase!r}, got {pending!r}")

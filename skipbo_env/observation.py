@@ -31,7 +31,8 @@ class ObservationEncoder:
             raise ValueError(f"pile_depth must be a positive integer, got {pile_depth!r}")
         self.rules = rules
         self.depth = pile_depth
-        n, r = rules.num_players, rules.max_rank + 1
+        # Cards are counted and coded by card id (the rank, or rank and toll in Skip-Bo Masters).
+        n, r = rules.num_players, rules.num_card_ids
         b, d, h = rules.building_piles, rules.discard_piles, rules.hand_size
         self.num_ranks = r
         self.pile_width = 1 + (r + 1) + pile_depth + r
@@ -44,6 +45,8 @@ class ObservationEncoder:
             ("own_hand_by_rank", 0 if rules.stacked else r),
             ("seats", n * self.seat_width),
         ]
+        if rules.coins:  # Skip-Bo Masters
+            sections += [("coins", n), ("pile_coins", b), ("pending", 3 + b)]
         self.sections: list[tuple[str, int, int]] = []
         offset = 0
         for name, width in sections:
@@ -89,9 +92,30 @@ class ObservationEncoder:
         deck = self._deck_list
         for c in range(r):
             buf[u + c] = deck[c] - seen[c]
+        if rules.coins:
+            self._encode_coins(game, seat, buf)
         obs = np.frombuffer(buf, dtype=np.float32)
         obs *= self._scale
         return obs
+
+    def _encode_coins(self, game: Game, seat: int, buf: array) -> None:
+        """Every seat's coins (observer first), the coins next to each building pile, and the
+        coin step due: a toll (flag, amount) or a card after a coin play (flag), and its pile."""
+        n, off = self.rules.num_players, self._off
+        o = off["coins"]
+        for k in range(n):
+            buf[o + k] = game.coins[(seat + k) % n]
+        o = off["pile_coins"]
+        for i, coins in enumerate(game.pile_coins):
+            buf[o + i] = coins
+        if game.pending_pile is not None:
+            o = off["pending"]
+            if game.phase == "toll":
+                buf[o] = 1.0
+                buf[o + 1] = game.pending_toll
+            else:
+                buf[o + 2] = 1.0
+            buf[o + 3 + game.pending_pile] = 1.0
 
     def _scales(self) -> np.ndarray:
         """The factor that brings each raw entry written by `encode` into [0, 1]."""
@@ -107,6 +131,10 @@ class ObservationEncoder:
             scale += [1.0, 1.0 / SCORE_TARGET] + [1.0] * (r + 1) + [1.0 / rules.stock_size]
             scale += pile * rules.hand_size if rules.stacked else [1.0 / rules.hand_size]
             scale += pile * rules.discard_piles
+        if rules.coins:
+            total = rules.coins_per_player * n
+            scale += [1.0 / total] * (n + rules.building_piles)
+            scale += [1.0, 1.0 / max(rules.max_toll, 1), 1.0] + [1.0] * rules.building_piles
         assert len(scale) == self.size
         return np.array(scale, dtype=np.float32)
 
@@ -171,9 +199,10 @@ class ObservationEncoder:
                 if pile == old:
                     continue
                 if len(pile) == len(old) + 1 and pile[:-1] == old:
-                    public[pile[-1]] += 1
+                    if pile[-1] >= 0:  # a coin play's place is no card
+                        public[pile[-1]] += 1
                 else:
-                    self._recount(old, pile)
+                    self._recount([c for c in old if c >= 0], [c for c in pile if c >= 0])
                 seg[i * top + len(old)] = 0.0
                 seg[i * top + len(pile)] = 1.0
                 seg[b * top + i] = pile.count(WILD)

@@ -28,6 +28,13 @@ def _junior_classic_stock(n: int) -> int:
     return {2: 15, 3: 12}.get(n, 10)
 
 
+# Skip-Bo Masters: the rulebook gives 168 cards but not how they divide or which carry tolls.
+# Assumed (docs/rules.md): 12 of each number and 24 wilds; of each number's 12 copies, two
+# carry a 1-coin toll and one a 2-coin toll.
+MASTERS_TOLLS = tuple((rank, 1, 2) for rank in range(1, 13)) + \
+    tuple((rank, 2, 1) for rank in range(1, 13))
+
+
 _STANDARD_DECK = dict(max_rank=12, copies_per_rank=12, wilds=18, building_piles=4)
 _JUNIOR_DECK = dict(max_rank=10, copies_per_rank=8, wilds=16, building_piles=4)
 
@@ -46,10 +53,16 @@ _PRESETS: dict[str, tuple[tuple[int, ...], Any, dict]] = {
                dict(_JUNIOR_DECK, hand_size=3, hand_mode="stacked", discard_piles=0)),
     "junior_classic": ((2, 3, 4), _junior_classic_stock,
                        dict(_JUNIOR_DECK, hand_size=4, hand_mode="stacked", discard_piles=0)),
+    "masters": ((2, 3, 4, 5, 6), lambda n: 15,
+                dict(_STANDARD_DECK, wilds=24, hand_size=5, hand_mode="refill", discard_piles=4,
+                     coins_per_player=12, toll_table=MASTERS_TOLLS)),
+    "masters_short": ((2, 3, 4, 5, 6), lambda n: 10,
+                      dict(_STANDARD_DECK, wilds=24, hand_size=5, hand_mode="refill",
+                           discard_piles=4, coins_per_player=12, toll_table=MASTERS_TOLLS)),
 }
 
 VARIANTS: tuple[str, ...] = tuple(_PRESETS)
-"""Names accepted by `Rules.preset` (Skip-Bo Masters arrives in a later version)."""
+"""Names accepted by `Rules.preset`."""
 
 
 def allowed_players(variant: str) -> tuple[int, ...]:
@@ -76,6 +89,8 @@ class Rules:
     teams: tuple[tuple[int, ...], ...] | None = None
     max_turns: int = DEFAULT_MAX_TURNS
     wild_on_wild: bool = True
+    coins_per_player: int = 0
+    toll_table: tuple[tuple[int, int, int], ...] = ()
 
     def __post_init__(self) -> None:
         if self.teams is not None:
@@ -86,6 +101,12 @@ class Rules:
                 raise ValueError(
                     f"teams must be None or a list of seat lists, got {self.teams!r}") from None
             object.__setattr__(self, "teams", teams)
+        try:
+            table = tuple(tuple(int(x) for x in entry) for entry in self.toll_table)
+        except (TypeError, ValueError):
+            raise ValueError(f"toll_table must be a list of [rank, toll, copies] entries, got "
+                             f"{self.toll_table!r}") from None
+        object.__setattr__(self, "toll_table", table)
         self._validate()
 
     # -- construction ---------------------------------------------------------------------------
@@ -133,6 +154,7 @@ class Rules:
         """JSON-serialisable dictionary of every field."""
         d = dataclasses.asdict(self)
         d["teams"] = None if self.teams is None else [list(t) for t in self.teams]
+        d["toll_table"] = [list(entry) for entry in self.toll_table]
         return d
 
     # -- derived quantities ---------------------------------------------------------------------
@@ -146,9 +168,31 @@ class Rules:
         """True when hands are face-up stacks dealt each turn (the junior games)."""
         return self.hand_mode == "stacked"
 
+    @property
+    def coins(self) -> bool:
+        """True when the game is played with coins (Skip-Bo Masters)."""
+        return self.coins_per_player > 0
+
+    @property
+    def max_toll(self) -> int:
+        """The largest toll any card carries (0 without tolls)."""
+        return max((toll for _, toll, _ in self.toll_table), default=0)
+
+    @property
+    def num_card_ids(self) -> int:
+        """How many distinct cards there are: a card is ``rank + (max_rank + 1) * toll``."""
+        return (self.max_rank + 1) * (self.max_toll + 1)
+
     def deck_counts(self) -> list[int]:
-        """How many cards of each rank the deck holds, indexed by rank (0 is the wild)."""
-        return [self.wilds] + [self.copies_per_rank] * self.max_rank
+        """How many cards of each card id the deck holds (id = rank + (max_rank + 1) * toll;
+        without tolls the id is the rank, 0 being the wild)."""
+        r = self.max_rank + 1
+        counts = [self.wilds] + [self.copies_per_rank] * self.max_rank
+        counts += [0] * (self.num_card_ids - r)
+        for rank, toll, copies in self.toll_table:
+            counts[rank] -= copies
+            counts[rank + r * toll] += copies
+        return counts
 
     def team_of(self, seat: int) -> tuple[int, ...]:
         """The seats of `seat`'s team (just the seat itself without teams)."""
@@ -170,6 +214,26 @@ class Rules:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ValueError(f"{name} must be an integer, got {value!r}")
+        if isinstance(self.coins_per_player, bool) or not isinstance(self.coins_per_player, int) \
+                or self.coins_per_player < 0:
+            raise ValueError(f"coins_per_player must be an integer, zero or more, got "
+                             f"{self.coins_per_player!r}")
+        tolled = {}
+        for entry in self.toll_table:
+            if len(entry) != 3:
+                raise ValueError(f"toll_table entries are [rank, toll, copies], got {list(entry)}")
+            rank, toll, copies = entry
+            if not 1 <= rank <= self.max_rank or not 1 <= toll <= 20 or copies < 1:
+                raise ValueError(f"toll_table entry {list(entry)}: rank must be 1..{self.max_rank}"
+                                 f", toll 1..20 and copies at least 1")
+            tolled[rank] = tolled.get(rank, 0) + copies
+            if tolled[rank] > self.copies_per_rank:
+                raise ValueError(f"toll_table gives {tolled[rank]} tolled copies of {rank}; the "
+                                 f"deck has {self.copies_per_rank}")
+        if self.toll_table and not self.coins_per_player:
+            raise ValueError("toll_table needs coins: set coins_per_player above 0")
+        if self.coins_per_player and (self.teams is not None or self.stacked):
+            raise ValueError("coins are played only in refill mode without teams")
         if not isinstance(self.wild_on_wild, bool):
             raise ValueError(f"wild_on_wild must be true or false, got {self.wild_on_wild!r}")
         for name in ["num_players", "stock_size", "hand_size", "max_rank", "copies_per_rank",

@@ -14,6 +14,8 @@ TABLE = {
     "partnership": ((4,), 162, 12, {4: 30}, 5, "refill", 4),
     "junior": ((2, 3, 4), 96, 10, {2: 10, 3: 10, 4: 10}, 3, "stacked", 0),
     "junior_classic": ((2, 3, 4), 96, 10, {2: 15, 3: 12, 4: 10}, 4, "stacked", 0),
+    "masters": ((2, 3, 4, 5, 6), 168, 12, {n: 15 for n in range(2, 7)}, 5, "refill", 4),
+    "masters_short": ((2, 3, 4, 5, 6), 168, 12, {n: 10 for n in range(2, 7)}, 5, "refill", 4),
 }
 
 

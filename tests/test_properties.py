@@ -27,14 +27,15 @@ def games(draw):
 
 
 def card_counts(game):
-    counts = [0] * (game.rules.max_rank + 1)
+    counts = [0] * game.rules.num_card_ids
     piles = [game.draw_pile, game.set_aside, *game.building, *game.stocks]
     for p in range(game.rules.num_players):
         piles += game.discards[p]
         piles += game.hands[p] if game.rules.stacked else [game.hands[p]]
     for pile in piles:
         for c in pile:
-            counts[c] += 1
+            if c >= 0:  # a coin play's place in a building pile is no card
+                counts[c] += 1
     return counts
 
 
@@ -75,6 +76,19 @@ def test_the_card_total_is_conserved(case):
     game, seed = case
     deck = game.rules.deck_counts()
     run(game, seed, lambda g, rng: np.testing.assert_array_equal(card_counts(g), deck))
+
+
+@SETTINGS
+@given(games())
+def test_the_coin_total_is_conserved_and_no_seat_goes_below_zero(case):
+    game, seed = case
+    total = game.rules.coins_per_player * game.rules.num_players
+
+    def check(g, rng):
+        assert sum(g.coins) + sum(g.pile_coins) == total
+        assert min(g.coins) >= 0 and min(g.pile_coins) >= 0
+
+    run(game, seed, check)
 
 
 @SETTINGS
@@ -173,29 +187,41 @@ def test_every_game_ends(case):
 def legal_by_the_rules(game):
     """The legal actions worked out from the rule text, action by action (a test oracle)."""
     rules, layout, p = game.rules, game.layout, game.current_player
+    n, r = rules.num_players, rules.max_rank + 1
     if game.is_over:
         return []
-    team = sorted(rules.team_of(p), key=lambda s: (s - p) % rules.num_players)
+    if game.phase == "toll":
+        pay = [layout.pay_toll] if game.coins[p] >= game.pending_toll else []
+        return pay + [layout.decline_toll]
+    team = sorted(rules.team_of(p), key=lambda s: (s - p) % n)
 
-    def card_of(source):
+    def card_of(source, seat=None):
         if source.kind == "hand":
             if rules.stacked:
                 stack = game.hands[p][source.index]
                 return stack[-1] if stack else None
             return source.index if source.index in game.hands[p] else None
-        owner = team[source.owner]
+        owner = team[source.owner] if seat is None else seat
         pile = (game.stocks[owner] if source.kind == "stock"
                 else game.discards[owner][source.index])
         return pile[-1] if pile else None
 
     def fits(card, pile):
-        if card == 0:
+        if card % r == 0:
             return rules.wild_on_wild or not pile or pile[-1] != 0
-        return card == len(pile) + 1
+        return card % r == len(pile) + 1
 
+    own = list(game.hands[p]) + [pile[-1] for pile in (game.stocks[p], *game.discards[p]) if pile]
     legal = []
     for action in range(layout.size):
         kind, *rest = layout.decode(action)
+        if game.phase == "coin_followup":
+            # Only the card after the coin play, from the player's own cards, on that pile.
+            if kind == "play" and rest[1] == game.pending_pile and rest[0].owner == 0:
+                card = card_of(rest[0])
+                if card is not None and fits(card, game.building[rest[1]]):
+                    legal.append(action)
+            continue
         if kind == "play":
             card = card_of(rest[0])
             if card is not None and fits(card, game.building[rest[1]]):
@@ -203,6 +229,17 @@ def legal_by_the_rules(game):
         elif kind == "discard":
             if rest[0] in game.hands[p]:
                 legal.append(action)
+        elif kind == "coin":
+            need = len(game.building[rest[0]]) + 1
+            if need < rules.max_rank and game.coins[p] >= need and any(
+                    c % r in (0, need + 1) for c in own):
+                legal.append(action)
+        elif kind == "buy":
+            card = card_of(rest[0], (p + rest[0].owner) % n)
+            if game.coins[p] >= 1 and card is not None and fits(card, game.building[rest[1]]):
+                legal.append(action)
+    if game.phase == "coin_followup":
+        return legal
     if rules.stacked:
         if not legal:
             legal.append(layout.end_turn)

@@ -91,7 +91,7 @@ def _bad(mutate):
     (lambda d: d["draw_pile"].append(13), "draw_pile holds 13"),
     (lambda d: d["draw_pile"].append(-1), "cards are integers 0 (wild) to 12"),
     (lambda d: d["draw_pile"].append("7"), "draw_pile holds '7'"),
-    (lambda d: d["draw_pile"].pop(), "the cards by rank"),
+    (lambda d: d["draw_pile"].pop(), "the cards by id"),
     (lambda d: d["building_piles"].append([]), "building_piles must be a list of 4 piles"),
     (lambda d: d["players"][0]["discard_piles"].append([]), "discard_piles must be a list of 4"),
     (lambda d: d["players"].pop(), "players must be a list of 2 players"),
