@@ -54,7 +54,8 @@ def main() -> None:
                         help="rounds; each measures connect_four_v3 and every variant in turn, "
                              "and the medians are reported (this machine's speed drifts)")
     parser.add_argument("--variants",
-                        default="standard,short,quick,partnership,junior,junior_classic")
+                        default="standard,short,quick,partnership,junior,junior_classic,"
+                                "masters,masters_short")
     args = parser.parse_args()
 
     import skipbo_env

@@ -7,13 +7,19 @@ import copy
 from skipbo_env import Game, Rules
 
 
+def toll(rank: int, coins: int, rules: Rules) -> int:
+    """The id of a card of `rank` that carries a toll of `coins` (Skip-Bo Masters)."""
+    return rank + (rules.max_rank + 1) * coins
+
+
 def position(rules: Rules, *, current_player: int = 0, building=None, players=None,
              draw_pile=None, set_aside=(), seed: int = 0, phase: str = "play",
-             played_this_turn: bool = False, stall_turns: int = 0, turn: int = 0) -> Game:
+             played_this_turn: bool = False, stall_turns: int = 0, turn: int = 0,
+             coins=None, pile_coins=None, pending=None) -> Game:
     """A game in the given position. Unnamed parts start empty; every card not placed goes on
     the draw pile (in `draw_pile` order if given, with the rest beneath it), so the card total
     always matches the deck. `players` is a list of dicts with optional keys stock, hand,
-    discard_piles."""
+    discard_piles. Cards are ids (see `toll`); -1 in a building pile is a coin play's place."""
     base = Game(rules, seed).to_dict()
     n = rules.num_players
     state = copy.deepcopy(base)
@@ -30,7 +36,6 @@ def position(rules: Rules, *, current_player: int = 0, building=None, players=No
                                                [[] for _ in range(rules.discard_piles)]))}
         for pl in given]
     state["set_aside"] = list(set_aside)
-    placed = [0] * (rules.max_rank + 1)
     piles = [state["set_aside"], *state["building_piles"]]
     for pl in state["players"]:
         piles.append(pl["stock"])
@@ -38,9 +43,11 @@ def position(rules: Rules, *, current_player: int = 0, building=None, players=No
         piles.extend(pl["hand"] if rules.stacked else [pl["hand"]])
     if draw_pile is not None:
         piles.append(list(draw_pile))
+    placed = [0] * rules.num_card_ids
     for pile in piles:
         for c in pile:
-            placed[c] += 1
+            if c >= 0:
+                placed[c] += 1
     rest = []
     for rank, count in enumerate(rules.deck_counts()):
         if placed[rank] > count:
@@ -50,8 +57,29 @@ def position(rules: Rules, *, current_player: int = 0, building=None, players=No
     # The draw pile's last card is drawn next: the named draw order goes on top.
     state["draw_pile"] = rest + list(draw_pile or [])
     state.update(current_player=current_player, phase=phase, winner=None, turn=turn,
-                 played_this_turn=played_this_turn, stall_turns=stall_turns)
+                 played_this_turn=played_this_turn, stall_turns=stall_turns, pending=pending)
+    if rules.coins:
+        n, b = rules.num_players, rules.building_piles
+        state["coins"] = list(coins) if coins is not None else [rules.coins_per_player] * n
+        state["pile_coins"] = list(pile_coins) if pile_coins is not None else [0] * b
+        _write_ids(state, rules)
     return Game.from_dict(state)
+
+
+def _write_ids(state: dict, rules: Rules) -> None:
+    """Write card ids as the state does: [rank, toll] for a card with a toll, "coin" for a
+    coin play's place."""
+    r = rules.max_rank + 1
+
+    def out(cards):
+        return [c if 0 <= c < r else "coin" if c == -1 else [c % r, c // r] for c in cards]
+
+    for key in ("draw_pile", "set_aside"):
+        state[key] = out(state[key])
+    state["building_piles"] = [out(p) for p in state["building_piles"]]
+    for pl in state["players"]:
+        pl["stock"], pl["hand"] = out(pl["stock"]), out(pl["hand"])
+        pl["discard_piles"] = [out(p) for p in pl["discard_piles"]]
 
 
 def play(game: Game, description: str) -> None:
