@@ -182,12 +182,16 @@ class Game:
         layout, p, n = self.layout, self.current_player, self.rules.num_players
         coins, actions = self.coins[p], []
         own = self._own_cards(p)
+        key = self._building_key()
         for i, cards in enumerate(self.building):
             need = len(cards) + 1
+            if need >= self.rules.max_rank or coins < need:
+                continue
             # Pay N coins as the N the pile needs, only if the player can follow with the next
-            # card (N + 1 or a wild) from their own hand, stock top or discard-pile tops.
-            if need < self.rules.max_rank and coins >= need and any(
-                    card % (self.rules.max_rank + 1) in (need + 1, WILD) for card in own):
+            # card from their own hand, stock top or discard-pile tops: the targets of the piles
+            # as they would stand with the coin in place.
+            after = self._targets_for(key[:i] + (need,) + key[i + 1:])
+            if any(i in after[card] for card in own):
                 actions.append(layout.coin_base + i)
         if coins >= 1:
             for k, source in enumerate(layout.purchase_sources):
@@ -340,10 +344,16 @@ class Game:
 
         A building pile starts with a 1 or a wild, then takes the next number or a wild; a wild
         takes the number the pile needs (on another wild too, unless `wild_on_wild` is off)."""
+        return self._targets_for(self._building_key())
+
+    def _building_key(self) -> tuple:
+        """The building piles' sizes; without wild-on-wild, a pile showing a wild is keyed by
+        its negated size (no wild goes on it)."""
         if self.rules.wild_on_wild:
-            key = tuple(map(len, self.building))
-        else:  # a pile showing a wild is keyed by its negated size: no wild goes on it
-            key = tuple(-len(c) if c and c[-1] == WILD else len(c) for c in self.building)
+            return tuple(map(len, self.building))
+        return tuple(-len(c) if c and c[-1] == WILD else len(c) for c in self.building)
+
+    def _targets_for(self, key: tuple) -> list[list[int]]:
         targets = self._targets_memo.get(key)
         if targets is None:
             r = self.rules.max_rank + 1
