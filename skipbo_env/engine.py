@@ -272,9 +272,9 @@ class Game:
             return f"discard hand {name(card)} -> discard pile {pile}"
         if kind == "coin":
             need = len(self.building[rest[0]]) + 1
-            return f"pay {need} coins as the {need} on building pile {rest[0]}"
+            return f"pay {_coins(need)} as the {need} on building pile {rest[0]}"
         if kind == "pay_toll":
-            return f"pay the toll of {self.pending_toll} coins"
+            return f"pay the toll of {_coins(self.pending_toll)}"
         if kind == "decline_toll":
             return "decline the toll (ends the turn)"
         source, pile = rest
@@ -563,6 +563,10 @@ class Game:
     def __repr__(self) -> str:
         return (f"Game({self.rules.variant}, {self.rules.num_players} players, turn {self.turn}, "
                 f"player {self.current_player} to act, {self.phase})")
+
+
+def _coins(count: int) -> str:
+    return "1 coin" if count == 1 else f"{count} coins"
 
 
 def _jsonable(state: dict) -> dict:

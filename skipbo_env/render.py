@@ -20,7 +20,7 @@ def render_table(game: Game, seat: int | None = None) -> str:
     lines = [f"Skip-Bo ({rules.variant}, {rules.num_players} players)  turn {game.turn}  "
              f"draw pile {len(game.draw_pile)}  set aside {len(game.set_aside)}"]
     lines.append("building piles: " + "  ".join(
-        f"{i}:{len(p) if p else '-'}" + (f" ({game.pile_coins[i]} coins)" if game.pile_coins[i]
+        f"{i}:{len(p) if p else '-'}" + (f" (coins {game.pile_coins[i]})" if game.pile_coins[i]
                                          else "")
         for i, p in enumerate(game.building)))
     for p in range(rules.num_players):
@@ -51,7 +51,7 @@ def render_table(game: Game, seat: int | None = None) -> str:
         lines.append("the game is drawn: a full round passed with no card played and "
                      "nothing to draw")
     elif game.phase == "toll":
-        lines.append(f"player {game.current_player} owes a toll of {game.pending_toll} coins")
+        lines.append(f"player {game.current_player} owes a toll (coins: {game.pending_toll})")
     elif game.phase == "coin_followup":
         lines.append(f"player {game.current_player} must follow the coin play on building pile "
                      f"{game.pending_pile}")

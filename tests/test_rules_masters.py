@@ -163,7 +163,7 @@ def test_the_toll_is_settled_before_an_emptied_hand_is_refilled():
                     players=[{"hand": [t(4, 1)], "stock": [7]}, {"stock": [6]}])
     play(game, "hand 4 (toll 1) -> building pile 0")
     assert game.hands[0] == [] and game.phase == "toll"
-    play(game, "pay the toll of 1 coins")
+    play(game, "pay the toll of 1 coin")
     assert len(game.hands[0]) == 5
 
 
@@ -192,7 +192,7 @@ def test_a_toll_paid_on_the_card_that_clears_a_pile_waits_by_the_freed_place():
                                              {"stock": [6]}])
     play(game, "hand 12 (toll 1) -> building pile 0")
     assert game.coins == [11, 13] and game.pile_coins[0] == 0
-    play(game, "pay the toll of 1 coins")
+    play(game, "pay the toll of 1 coin")
     assert game.pile_coins[0] == 1 and game.coins[0] == 10
 
 
@@ -238,3 +238,10 @@ def test_describe_names_the_coin_actions():
     assert "pay 4 coins as the 4 on building pile 0" in words
     assert "buy player 1's stock 1 -> building pile 1" in words
     assert "discard hand 9 (toll 2) -> discard pile 0" in words
+
+
+def test_masters_games_score_as_the_standard_game():
+    game = position(MASTERS, building=[[1, 2, 3, 4, 5, 6]],
+                    players=[{"hand": [9], "stock": [7]}, {"stock": [4, 4, 4]}])
+    play(game, "stock 7 -> building pile 0")
+    assert game.points() == [25 + 5 * 3, 0]
