@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -44,6 +45,35 @@ def demo(variant: str, num_players: int, seed: int, stock_size: int | None, out=
     return game
 
 
+def tournament(args) -> dict:
+    """Run the `skipbo tournament` command."""
+    from . import tournament as harness
+
+    names = [name.strip() for name in args.players.split(",") if name.strip()]
+    overrides = {} if args.stock_size is None else {"stock_size": args.stock_size}
+    if args.round_robin:
+        rules = Rules.preset(args.variant, 2, **overrides)
+        result = harness.round_robin(rules, names, args.games, args.seed, args.workers,
+                                     not args.quiet)
+        for pair, res in result["pairs"].items():
+            print(pair)
+            print(harness.format_results(res) + "\n")
+        print("Elo: " + ", ".join(f"{k} {v:.0f}" for k, v in
+                                   sorted(result["elo"].items(), key=lambda kv: -kv[1])))
+    else:
+        rules = Rules.preset(args.variant, len(names), **overrides)
+        result = harness.run_games(rules, names, args.games, args.seed, args.workers,
+                                   not args.quiet)
+        print(harness.format_results(result))
+    if args.json:
+        try:
+            with open(args.json, "w") as f:
+                json.dump(result, f, indent=1)
+        except OSError as e:
+            raise ValueError(f"cannot write {args.json}: {e.strerror}") from None
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``skipbo`` command."""
     parser = argparse.ArgumentParser(prog="skipbo",
@@ -55,11 +85,29 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--stock-size", type=_positive, default=None,
                    help="override the variant's stock size")
+    t = sub.add_parser("tournament", help="seat-rotated games between scripted players")
+    t.add_argument("--variant", choices=VARIANTS, default="standard")
+    t.add_argument("--players", required=True,
+                   help="one agent name per seat, comma-separated (e.g. expert,naive), or with "
+                        "--round-robin the agents to pair off")
+    t.add_argument("--games", type=_positive, default=1000)
+    t.add_argument("--stock-size", type=_positive, default=None)
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--workers", type=_positive, default=None, help="processes (default: all cores)")
+    t.add_argument("--round-robin", action="store_true",
+                   help="two-player matches between every pair, with Elo ratings")
+    t.add_argument("--json", default=None, help="also write the results to this file")
+    t.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     try:
         if args.command == "demo":
             try:
                 demo(args.variant, args.players, args.seed, args.stock_size)
+            except ValueError as e:
+                parser.error(str(e))
+        elif args.command == "tournament":
+            try:
+                tournament(args)
             except ValueError as e:
                 parser.error(str(e))
     except BrokenPipeError:

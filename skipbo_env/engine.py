@@ -13,6 +13,7 @@ import numpy as np
 
 from .actions import HAND, STOCK, ActionLayout
 from .rules import Rules
+from .view import SeatView
 
 FORMAT = "skipbo-state/1"
 WILD = 0
@@ -305,6 +306,29 @@ class Game:
         if card == WILD:
             text += f" as {len(self.building[pile]) + 1}"
         return text
+
+    def view(self, seat: int) -> SeatView:
+        """What `seat` can see: its own hand and everything public (docs/agents.md)."""
+        if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or \
+                not 0 <= seat < self.rules.num_players:
+            raise ValueError(f"seat must be in 0..{self.rules.num_players - 1}, got {seat!r}")
+        stacked = self.rules.stacked
+        hand = tuple(tuple(s) for s in self.hands[seat]) if stacked else tuple(self.hands[seat])
+        return SeatView(
+            rules=self.rules, layout=self.layout, seat=int(seat),
+            current_player=self.current_player, turn=self.turn, phase=self.phase, hand=hand,
+            hand_sizes=tuple(sum(map(len, h)) if stacked else len(h) for h in self.hands),
+            public_hands=(tuple(tuple(tuple(s) for s in h) for h in self.hands)
+                          if stacked else None),
+            stock_tops=tuple(s[-1] if s else None for s in self.stocks),
+            stock_sizes=tuple(map(len, self.stocks)),
+            discard_piles=tuple(tuple(tuple(d) for d in ds) for ds in self.discards),
+            building_piles=tuple(tuple(b) for b in self.building),
+            draw_pile_size=len(self.draw_pile), set_aside=tuple(self.set_aside),
+            scores=tuple(self.scores), coins=tuple(self.coins),
+            pile_coins=tuple(self.pile_coins), pending_pile=self.pending_pile,
+            pending_toll=self.pending_toll,
+            legal_actions=tuple(self._legal_cached()) if seat == self.current_player else ())
 
     def card_name(self, card: int) -> str:
         """A card of these rules in words, e.g. "7", "Skip-Bo" or "7 (toll 1)"."""

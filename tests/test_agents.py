@@ -1,0 +1,143 @@
+"""Scripted players: legal, deterministic, reading only their seat's view."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from positions import position
+from test_properties import hide_differently
+
+from skipbo_env import VARIANTS, Game, Rules, allowed_players
+from skipbo_env.agents import AGENTS, make_agent
+from skipbo_env.tournament import play_deal, run_games, wilson
+
+STANDARD = Rules.preset("standard", 2)
+W = 0
+
+
+def _small(variant):
+    n = 4 if variant == "partnership" else allowed_players(variant)[-1]
+    return Rules.preset(variant, n, stock_size=3)
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("name", list(AGENTS))
+def test_every_agent_returns_only_legal_actions_in_every_variant(variant, name):
+    rules = _small(variant)
+    for seed in range(3):
+        game = Game(rules, seed)
+        agents = [make_agent(name, 10 * seed + i) for i in range(rules.num_players)]
+        while not game.is_over:
+            action = agents[game.current_player].act(game)
+            assert action in game.legal_actions()
+            game.step(action)
+
+
+@pytest.mark.parametrize("name", list(AGENTS))
+def test_every_agent_is_deterministic_given_its_seed(name):
+    def moves(seed):
+        game, agent, out = Game(Rules.preset("short", 2), 5), make_agent(name, seed), []
+        while not game.is_over:
+            out.append(agent.act(game))
+            game.step(out[-1])
+        return out
+    assert moves(3) == moves(3)
+
+
+@pytest.mark.parametrize("name", list(AGENTS))
+def test_every_agent_reads_only_what_its_seat_can_see(name):
+    rng = np.random.default_rng(0)
+    game = Game(Rules.preset("standard", 3), 2)
+    for _ in range(200):
+        if game.is_over:
+            break
+        other = hide_differently(game, game.current_player, rng)
+        assert make_agent(name, 7).act(game) == make_agent(name, 7).act(other)
+        game.step(make_agent(name, 1).act(game))
+
+
+def test_make_agent_rejects_unknown_names_and_bad_seeds():
+    with pytest.raises(ValueError, match="unknown agent 'genius'; available: random"):
+        make_agent("genius")
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        make_agent("naive", seed=-1)
+
+
+def test_naive_plays_from_the_stock_first_in_building_pile_order():
+    game = position(STANDARD, building=[[1, 2], [1, 2, 3], [1, 2]],
+                    players=[{"hand": [3, 9, 9, 9, 9], "stock": [8, 3],
+                              "discard_piles": [[3], [], [], []]}, {"stock": [6]}])
+    assert game.describe(make_agent("naive").act(game)) == "stock 3 -> building pile 0"
+
+
+def test_naive_plays_a_discard_top_before_a_hand_card():
+    game = position(STANDARD, building=[[1, 2], [1, 2, 3]],
+                    players=[{"hand": [4, 9, 9, 9, 9], "stock": [8],
+                              "discard_piles": [[], [3], [], []]}, {"stock": [6]}])
+    assert game.describe(make_agent("naive").act(game)) == "discard pile 1 top 3 -> building pile 0"
+
+
+def test_naive_discards_the_card_held_longest_onto_discard_pile_0():
+    game = position(STANDARD, players=[{"hand": [11, 9, 10, 12, 9], "stock": [8]},
+                                       {"stock": [6]}])
+    assert game.describe(make_agent("naive").act(game)) == "discard hand 11 -> discard pile 0"
+
+
+def test_greedy_plays_the_stock_whenever_possible():
+    game = position(STANDARD, building=[[1, 2, 3, 4]],
+                    players=[{"hand": [1, 9, 9, 9, 9], "stock": [8, 5]}, {"stock": [6]}])
+    assert game.describe(make_agent("greedy").act(game)) == "stock 5 -> building pile 0"
+
+
+def test_greedy_plays_toward_the_stock_card_and_discards_on_the_same_or_next_higher_number():
+    game = position(STANDARD, building=[[1, 2, 3, 4]],
+                    players=[{"hand": [5, 11, 9, 12, 12], "stock": [8, 7],
+                              "discard_piles": [[10], [12], [], []]}, {"stock": [6]}])
+    greedy = make_agent("greedy")
+    assert game.describe(greedy.act(game)) == "hand 5 -> building pile 0"
+    game.step(greedy.act(game))
+    assert game.describe(greedy.act(game)) == "discard hand 12 -> discard pile 1"
+
+
+def test_every_deal_is_played_from_every_seat():
+    records = play_deal(Rules.preset("short", 3, stock_size=3), ["naive", "greedy", "random"],
+                        seed=4, deal=0)
+    assert [r["seats"] for r in records] == [["naive", "greedy", "random"],
+                                             ["greedy", "random", "naive"],
+                                             ["random", "naive", "greedy"]]
+
+
+def test_tournament_results_are_reproducible_whatever_the_number_of_workers():
+    rules = Rules.preset("standard", 2, stock_size=5)
+    one = run_games(rules, ["greedy", "naive"], 40, seed=1, workers=1, progress=False)
+    two = run_games(rules, ["greedy", "naive"], 40, seed=1, workers=2, progress=False)
+    for key in ("games", "players", "draws", "mean_turns"):
+        assert one[key] == two[key]
+    assert one["games"] == 40
+    p = one["players"]["greedy"]
+    assert p["ci95"][0] <= p["win_rate"] <= p["ci95"][1]
+
+
+def test_the_win_rate_interval_is_wilsons():
+    lo, hi = wilson(95, 100)
+    assert lo == pytest.approx(0.8882, abs=1e-3) and hi == pytest.approx(0.9785, abs=1e-3)
+
+
+def test_the_tournament_command_writes_json(tmp_path):
+    out = tmp_path / "r.json"
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "tournament", "--players",
+                             "naive,random", "--games", "20", "--stock-size", "3", "--quiet",
+                             "--json", str(out)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(out.read_text())
+    assert data["games"] == 20 and set(data["players"]) == {"naive", "random"}
+    assert set(data["players"]["naive"]) >= {"wins", "draws", "win_rate", "ci95"}
+    assert "win rate" in result.stdout
+
+
+def test_the_tournament_command_names_a_bad_player():
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "tournament", "--players",
+                             "naive,wizard", "--games", "2"], capture_output=True, text=True)
+    assert result.returncode == 2 and "unknown agent 'wizard'" in result.stderr
