@@ -163,7 +163,250 @@ class GreedyAgent(Agent):
         return layout.discard(card, best)
 
 
-AGENTS: dict[str, type[Agent]] = {cls.name: cls for cls in (RandomAgent, NaiveAgent, GreedyAgent)}
+class ExpertAgent(GreedyAgent):
+    """The strongest scripted player here; each action re-plans the rest of the turn:
+
+    1. play the stock top whenever it fits (a wild stock top goes where it helps most and does
+       not set up the next player's stock);
+    2. else take the first step of the cheapest chain of plays that lets the stock top be
+       played, filling each gap from discard-pile tops first (digging into the piles), then
+       hand numbers, then wilds, wilds last;
+    3. else, if the whole hand can be played out (discard-pile tops helping), do it, to draw
+       five fresh cards;
+    4. else play numbers from discard-pile tops, then from the hand, when the building pile
+       they raise will not show the number just below the next player's stock top (a pile
+       completed to 12 is always safe); never spend a wild but on the stock's chain;
+    5. else discard: a card the stock's chain does not need, onto a pile whose top is the same
+       number or one higher (keeping descending runs and duplicates together), else onto an
+       empty pile, else onto the pile it buries least; wilds are never discarded while a
+       number can be.
+
+    In Skip-Bo Masters it pays every toll it can and spends no other coins; in the junior
+    games, where play is compulsory, steps 1-4 pick the play and a safe play is preferred."""
+
+    name = "expert"
+    SAFE_GAP = 3
+    DISCARD_KEY = staticmethod(lambda rank, keep, fit: (rank != 0, rank not in keep, fit, rank))
+
+    def choose(self, view: SeatView) -> int:
+        toll = _toll_or_none(view)
+        if toll is not None:
+            return toll
+        plays = _plays(view)
+        if plays:
+            action = (self._stock_play(view, plays) or self._chain_step(view, plays)
+                      or self._hand_out(view, plays) or self._safe_play(view, plays))
+            if action is not None:
+                return action
+            if view.rules.stacked or view.phase == "coin_followup":
+                return plays[0][0]
+        if view.layout.end_turn in view.legal_actions:
+            return view.layout.end_turn
+        return self._discard(view)
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _danger(self, view: SeatView) -> int | None:
+        """The number a building pile must not be raised to: one below the next player's
+        stock top (None when that top is a wild or the stock is empty)."""
+        nxt = (view.seat + 1) % view.rules.num_players
+        if nxt in view.rules.team_of(view.seat):
+            return None
+        top = view.stock_tops[nxt]
+        if top is None or view.rank(top) == 0:
+            return None
+        return view.rank(top) - 1
+
+    def _safe(self, view: SeatView, pile: int) -> bool:
+        """Raising `pile` keeps it out of the next player's easy reach: it completes the pile,
+        or goes past their stock top, or leaves more than SAFE_GAP numbers between the pile
+        and their stock top that their visible discard-pile tops cannot fill."""
+        new = len(view.building_piles[pile]) + 1
+        danger = self._danger(view)
+        if danger is None or new == view.rules.max_rank or new > danger:
+            return True
+        nxt = (view.seat + 1) % view.rules.num_players
+        tops = {view.rank(p[-1]) for p in view.discard_piles[nxt] if p}
+        missing = sum(1 for need in range(new + 1, danger + 1) if need not in tops)
+        if 0 in tops:
+            missing -= 1
+        return missing > self.SAFE_GAP
+
+    def _stock_play(self, view: SeatView, plays) -> int | None:
+        stock = [(a, s, pile) for a, s, pile in plays if s.kind == "stock"]
+        if not stock:
+            return None
+        own = [p for p in stock if p[1].owner == 0] or stock
+        if len(own) == 1:
+            return own[0][0]
+        # A wild stock top: complete a pile if it can, else raise a safe pile as high as possible.
+        best = max(own, key=lambda p: (len(view.building_piles[p[2]]) + 1 == view.rules.max_rank,
+                                       self._safe(view, p[2]), len(view.building_piles[p[2]])))
+        return best[0]
+
+    def _tops(self, view: SeatView) -> list[tuple[tuple, list[int]]]:
+        """The discard piles the player may play from: (source key, cards bottom first)."""
+        n = view.rules.num_players
+        team = sorted(view.rules.team_of(view.seat), key=lambda s: (s - view.seat) % n)
+        return [(("discard", owner, i), list(pile)) for owner, seat in enumerate(team)
+                for i, pile in enumerate(view.discard_piles[seat]) if pile]
+
+    def _hand_ranks(self, view: SeatView) -> list[int]:
+        if view.rules.stacked:
+            return [stack[-1] for stack in view.hand if stack]
+        return list(view.hand)
+
+    def _chain_step(self, view: SeatView, plays) -> int | None:
+        top = view.stock_tops[view.seat]
+        if top is None or view.rank(top) == 0:
+            return None
+        target = view.rank(top)
+        best = None
+        top_rank = view.rules.max_rank
+        for pile, cards in enumerate(view.building_piles):
+            shows = len(cards)
+            if shows < target - 1:
+                needs = list(range(shows + 1, target))
+            else:  # complete the pile first, then build it again up to the stock
+                needs = list(range(shows + 1, top_rank + 1)) + list(range(1, target))
+            plan = self._fill(view, needs)
+            if plan is None:
+                continue
+            first, wilds, hand_used = plan
+            cost = (wilds, len(needs), hand_used)
+            if best is None or cost < best[0]:
+                best = (cost, first, pile)
+        if best is None:
+            return None
+        return self._action_for(view, plays, best[1], best[2])
+
+    def _fill(self, view: SeatView, needs) -> tuple | None:
+        """Cards for each number in `needs`: discard tops first (digging down), then hand
+        numbers, then wilds from discard tops, then hand wilds. Returns (first source, wilds
+        used, hand cards used) or None."""
+        tops = self._tops(view)
+        hand = self._hand_ranks(view)
+        first, wilds, hand_used = None, 0, 0
+        for need in needs:
+            source = None
+            for key, cards in tops:
+                if cards and view.rank(cards[-1]) == need:
+                    source = (key, cards.pop())
+                    break
+            if source is None:
+                card = next((c for c in hand if view.rank(c) == need), None)
+                if card is not None:
+                    hand.remove(card)
+                    source, hand_used = (("hand", card), card), hand_used + 1
+            if source is None:
+                for key, cards in tops:
+                    if cards and view.rank(cards[-1]) == 0:
+                        source, wilds = (key, cards.pop()), wilds + 1
+                        break
+            if source is None:
+                card = next((c for c in hand if view.rank(c) == 0), None)
+                if card is None:
+                    return None
+                hand.remove(card)
+                source, wilds, hand_used = (("hand", card), card), wilds + 1, hand_used + 1
+            if first is None:
+                first = source[0]
+        return first, wilds, hand_used
+
+    def _action_for(self, view: SeatView, plays, key: tuple, pile: int) -> int | None:
+        """The legal play from source `key` onto `pile`."""
+        for action, source, target in plays:
+            if target != pile:
+                continue
+            if key[0] == "hand":
+                card = self._card(view, source) if source.kind == "hand" else None
+                if card == key[1]:
+                    return action
+            elif source.kind == "discard" and (source.owner, source.index) == key[1:]:
+                return action
+        return None
+
+    def _hand_out(self, view: SeatView, plays) -> int | None:
+        """The first play of a sequence that empties the hand, if there is one."""
+        if view.rules.stacked or not view.hand:
+            return None
+        shows = [len(p) for p in view.building_piles]
+        hand, tops = list(view.hand), self._tops(view)
+        first = None
+        top_rank = view.rules.max_rank
+        progress = True
+        while hand and progress:
+            progress = False
+            # Numbers from the hand first, then discard-top numbers that unlock them, wilds last.
+            options = [(0, ("hand", c), c) for c in sorted(hand, key=view.rank) if view.rank(c)]
+            options += [(1, key, cards[-1]) for key, cards in tops
+                        if cards and view.rank(cards[-1])]
+            options += [(2, ("hand", c), c) for c in hand if view.rank(c) == 0]
+            for _, key, card in sorted(options, key=lambda o: o[0]):
+                rank = view.rank(card)
+                piles = [i for i, v in enumerate(shows) if rank == 0 or v + 1 == rank]
+                if not piles:
+                    continue
+                pile = piles[0]
+                if first is None:
+                    first = (key, pile)
+                shows[pile] = 0 if shows[pile] + 1 == top_rank else shows[pile] + 1
+                if key[0] == "hand":
+                    hand.remove(card)
+                else:
+                    next(cards for k, cards in tops if k == key).pop()
+                progress = True
+                break
+        if hand or first is None:
+            return None
+        return self._action_for(view, plays, first[0], first[1])
+
+    def _safe_play(self, view: SeatView, plays) -> int | None:
+        options = []
+        for action, source, pile in plays:
+            card = self._card(view, source)
+            if view.rank(card) == 0 or not self._safe(view, pile):
+                continue
+            order = {"discard": 0, "hand": 1, "stock": 2}[source.kind]
+            options.append((order, -len(view.building_piles[pile]), action))
+        return min(options)[2] if options else None
+
+    def _discard(self, view: SeatView) -> int:
+        layout = view.layout
+        tops = [pile[-1] if pile else None for pile in view.discard_piles[view.seat]]
+        keep = self._chain_needs(view)
+        best = None
+        for card in set(view.hand):
+            rank = view.rank(card)
+            for i, top in enumerate(tops):
+                if top is None:
+                    fit = 2
+                elif view.rank(top) == rank:
+                    fit = 4
+                elif view.rank(top) == rank + 1 or (view.rank(top) == 0):
+                    fit = 3 if view.rank(top) else -3
+                elif view.rank(top) > rank:
+                    fit = 1
+                else:
+                    fit = -2  # burying a lower card
+                score = self.DISCARD_KEY(rank, keep, fit)
+                if best is None or score > best[0]:
+                    best = (score, card, i)
+        return layout.discard(best[1], best[2])
+
+    def _chain_needs(self, view: SeatView) -> set[int]:
+        """The numbers between some building pile and the stock top."""
+        top = view.stock_tops[view.seat]
+        if top is None or view.rank(top) == 0:
+            return set()
+        target = view.rank(top)
+        needs = set()
+        for cards in view.building_piles:
+            needs.update(range(len(cards) + 1, target))
+        return needs
+
+
+AGENTS: dict[str, type[Agent]] = {cls.name: cls for cls in (RandomAgent, NaiveAgent, GreedyAgent,
+                                                             ExpertAgent)}
 """The scripted players by name."""
 
 

@@ -141,3 +141,17 @@ def test_the_tournament_command_names_a_bad_player():
     result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "tournament", "--players",
                              "naive,wizard", "--games", "2"], capture_output=True, text=True)
     assert result.returncode == 2 and "unknown agent 'wizard'" in result.stderr
+
+
+def test_expert_beats_random_in_200_short_games():
+    rules = Rules.preset("standard", 2, stock_size=10)
+    result = run_games(rules, ["expert", "random"], 200, seed=0, workers=1, progress=False)
+    assert result["players"]["expert"]["win_rate"] > 0.5
+    assert result["players"]["random"]["wins"] < result["players"]["expert"]["wins"]
+
+
+def test_expert_plays_the_chain_that_reaches_its_stock_from_discard_tops_first():
+    game = position(STANDARD, building=[[1, 2, 3]],
+                    players=[{"hand": [4, 5, W, 11, 12], "stock": [8, 6],
+                              "discard_piles": [[5, 4], [], [], []]}, {"stock": [9]}])
+    assert game.describe(make_agent("expert").act(game)) == "discard pile 0 top 4 -> building pile 0"
