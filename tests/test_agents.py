@@ -154,4 +154,5 @@ def test_expert_plays_the_chain_that_reaches_its_stock_from_discard_tops_first()
     game = position(STANDARD, building=[[1, 2, 3]],
                     players=[{"hand": [4, 5, W, 11, 12], "stock": [8, 6],
                               "discard_piles": [[5, 4], [], [], []]}, {"stock": [9]}])
-    assert game.describe(make_agent("expert").act(game)) == "discard pile 0 top 4 -> building pile 0"
+    chosen = game.describe(make_agent("expert").act(game))
+    assert chosen == "discard pile 0 top 4 -> building pile 0"
