@@ -54,3 +54,10 @@ def test_the_turn_limit_benchmark_prints_percentiles_beside_the_default():
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "p99.9" in result.stdout and "junior" in result.stdout
+
+
+def test_the_agent_strength_benchmark_prints_the_table():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "agent_strength.py"),
+                             "--games", "20"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "| expert,naive | 20 |" in result.stdout and "| greedy,naive | 20 |" in result.stdout
