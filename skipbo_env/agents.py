@@ -173,9 +173,9 @@ class ExpertAgent(GreedyAgent):
        hand numbers, then wilds, wilds last;
     3. else, if the whole hand can be played out (discard-pile tops helping), do it, to draw
        five fresh cards;
-    4. else play numbers from discard-pile tops, then from the hand, when the building pile
-       they raise will not show the number just below the next player's stock top (a pile
-       completed to 12 is always safe); never spend a wild but on the stock's chain;
+    4. else play numbers from the hand, then from discard-pile tops, onto building piles that
+       stay out of the next player's reach (`_safe`); never spend a wild but on the stock's
+       chain;
     5. else discard: a card the stock's chain does not need, onto a pile whose top is the same
        number or one higher (keeping descending runs and duplicates together), else onto an
        empty pile, else onto the pile it buries least; wilds are never discarded while a
@@ -366,7 +366,8 @@ class ExpertAgent(GreedyAgent):
             card = self._card(view, source)
             if view.rank(card) == 0 or not self._safe(view, pile):
                 continue
-            order = {"discard": 0, "hand": 1, "stock": 2}[source.kind]
+            # Hand numbers first (a smaller hand draws more fresh cards), then discard tops.
+            order = {"hand": 0, "discard": 1, "stock": 2}[source.kind]
             options.append((order, -len(view.building_piles[pile]), action))
         return min(options)[2] if options else None
 
