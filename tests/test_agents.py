@@ -156,3 +156,16 @@ def test_expert_plays_the_chain_that_reaches_its_stock_from_discard_tops_first()
                               "discard_piles": [[5, 4], [], [], []]}, {"stock": [9]}])
     chosen = game.describe(make_agent("expert").act(game))
     assert chosen == "discard pile 0 top 4 -> building pile 0"
+
+
+def test_a_round_robin_gives_the_pairwise_table_and_elo_ratings():
+    from skipbo_env.tournament import elo, round_robin
+    rules = Rules.preset("standard", 2, stock_size=4)
+    result = round_robin(rules, ["naive", "greedy", "random"], 20, seed=2, workers=1,
+                         progress=False)
+    assert set(result["pairs"]) == {"naive vs greedy", "naive vs random", "greedy vs random"}
+    assert result["elo"]["naive"] > result["elo"]["random"]
+    assert sum(result["elo"].values()) == pytest.approx(1500 * 3)
+    # Draws count as half a win: two even players rate the same.
+    ratings = elo({("a", "b"): 0.5, ("b", "a"): 0.5}, ["a", "b"])
+    assert ratings["a"] == pytest.approx(ratings["b"])
