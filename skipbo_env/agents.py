@@ -137,7 +137,7 @@ class GreedyAgent(Agent):
 
     @staticmethod
     def _stock_target(view: SeatView) -> int | None:
-        """The number the stock top needs a building pile to show minus nothing: its rank."""
+        """The rank of the own stock top (None for a wild or an empty stock)."""
         top = view.stock_tops[view.seat]
         if top is None or view.rank(top) == 0:
             return None
