@@ -128,9 +128,7 @@ class GreedyAgent(Agent):
     def _card(view: SeatView, source) -> int:
         if source.kind == "hand":
             return view.hand[source.index][-1] if view.rules.stacked else source.index
-        seats = sorted(view.rules.team_of(view.seat),
-                       key=lambda s: (s - view.seat) % view.rules.num_players)
-        owner = seats[source.owner]
+        owner = view.owners[source.owner]
         if source.kind == "stock":
             return view.stock_tops[owner]
         return view.discard_piles[owner][source.index][-1]
@@ -244,9 +242,7 @@ class ExpertAgent(GreedyAgent):
 
     def _tops(self, view: SeatView) -> list[tuple[tuple, list[int]]]:
         """The discard piles the player may play from: (source key, cards bottom first)."""
-        n = view.rules.num_players
-        team = sorted(view.rules.team_of(view.seat), key=lambda s: (s - view.seat) % n)
-        return [(("discard", owner, i), list(pile)) for owner, seat in enumerate(team)
+        return [(("discard", owner, i), list(pile)) for owner, seat in enumerate(view.owners)
                 for i, pile in enumerate(view.discard_piles[seat]) if pile]
 
     def _hand_ranks(self, view: SeatView) -> list[int]:
@@ -341,8 +337,7 @@ class ExpertAgent(GreedyAgent):
                         if cards and view.rank(cards[-1])]
             options += [(2, ("hand", c), c) for c in hand if view.rank(c) == 0]
             for _, key, card in sorted(options, key=lambda o: o[0]):
-                rank = view.rank(card)
-                piles = [i for i, v in enumerate(shows) if rank == 0 or v + 1 == rank]
+                piles = [i for i, v in enumerate(shows) if view.fits(card, v)]
                 if not piles:
                     continue
                 pile = piles[0]

@@ -7,6 +7,7 @@ A `Game` holds one deal. Cards are integers, 1..max_rank for numbers and 0 for t
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,17 @@ ACTIVE = ("play", "coin_followup", "toll")
 # Per rules: the action layout, each seat's playable owners, and the building-target memo,
 # shared by every game of those rules.
 _STATIC: dict[Rules, tuple] = {}
+
+
+def fits(rules: Rules, card: int, shows: int, shows_wild: bool = False) -> bool:
+    """Whether a building pile showing `shows` (its top a wild if `shows_wild`) takes `card`:
+    a pile starts with a 1 or a wild, then takes the next number or a wild; a wild takes the
+    number the pile needs, on another wild too unless `wild_on_wild` is off. The only
+    statement of this rule: the engine's legal actions and the players' planning use it."""
+    rank = card % (rules.max_rank + 1)
+    if rank == WILD:
+        return rules.wild_on_wild or not shows_wild
+    return rank == shows + 1
 
 
 def card_name(card: int, max_rank: int = 12) -> str:
@@ -316,6 +328,7 @@ class Game:
         hand = tuple(tuple(s) for s in self.hands[seat]) if stacked else tuple(self.hands[seat])
         return SeatView(
             rules=self.rules, layout=self.layout, seat=int(seat),
+            owners=tuple(self.owners[seat]), fits=partial(fits, self.rules),
             current_player=self.current_player, turn=self.turn, phase=self.phase, hand=hand,
             hand_sizes=tuple(sum(map(len, h)) if stacked else len(h) for h in self.hands),
             public_hands=(tuple(tuple(tuple(s) for s in h) for h in self.hands)
@@ -364,10 +377,7 @@ class Game:
     # -- rules of play --------------------------------------------------------------------------
     def _targets(self) -> list[list[int]]:
         """For each card id (0 = wild, then 1..max_rank, then cards with tolls), the building
-        piles it may go on.
-
-        A building pile starts with a 1 or a wild, then takes the next number or a wild; a wild
-        takes the number the pile needs (on another wild too, unless `wild_on_wild` is off)."""
+        piles it may go on (`fits`), memoised by the piles' sizes."""
         return self._targets_for(self._building_key())
 
     def _building_key(self) -> tuple:
@@ -381,11 +391,9 @@ class Game:
         targets = self._targets_memo.get(key)
         if targets is None:
             r = self.rules.max_rank + 1
-            targets = [[] for _ in range(r)]
-            for i, size in enumerate(key):
-                targets[abs(size) + 1].append(i)
-                if size >= 0:
-                    targets[WILD].append(i)
+            targets = [[i for i, size in enumerate(key) if fits(self.rules, card, abs(size),
+                                                                   size < 0)]
+                       for card in range(r)]
             # A card with a toll goes where its rank goes.
             targets += [targets[card % r] for card in range(r, self.rules.num_card_ids)]
             self._targets_memo[key] = targets

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from .actions import ActionLayout
 from .rules import Rules
@@ -21,6 +22,10 @@ class SeatView:
     rules: Rules
     layout: ActionLayout
     seat: int
+    owners: tuple[int, ...]  # seats whose stock and discard tops it may play: itself first,
+    # then its teammates in turn order (as the action layout numbers them)
+    fits: Callable = field(repr=False, compare=False)  # fits(card, shows, shows_wild=False):
+    # the engine's building-pile rule, for players that plan ahead
     current_player: int
     turn: int
     phase: str
