@@ -63,6 +63,15 @@ def _toll_or_none(view: SeatView) -> int | None:
     return layout.pay_toll if layout.pay_toll in view.legal_actions else layout.decline_toll
 
 
+def _first(view: SeatView, plays, *steps) -> int | None:
+    """The action of the first step that has one (action 0 is an action, not a miss)."""
+    for step in steps:
+        action = step(view, plays)
+        if action is not None:
+            return action
+    return None
+
+
 class NaiveAgent(Agent):
     """The fixed baseline of public Skip-Bo bot research: if any play is legal, play from the
     stock first, else from a discard-pile top, else from the hand, taking the first such play
@@ -191,8 +200,8 @@ class ExpertAgent(GreedyAgent):
             return toll
         plays = _plays(view)
         if plays:
-            action = (self._stock_play(view, plays) or self._chain_step(view, plays)
-                      or self._hand_out(view, plays) or self._safe_play(view, plays))
+            action = _first(view, plays, self._stock_play, self._chain_step, self._hand_out,
+                            self._safe_play)
             if action is not None:
                 return action
             if view.rules.stacked or view.phase == "coin_followup":
@@ -252,18 +261,21 @@ class ExpertAgent(GreedyAgent):
 
     def _chain_step(self, view: SeatView, plays) -> int | None:
         top = view.stock_tops[view.seat]
-        if top is None or view.rank(top) == 0:
+        m = view.rules.max_rank + 1
+        if top is None or top % m == 0:
             return None
-        target = view.rank(top)
+        target = top % m
+        tops = [(key, [c % m for c in cards]) for key, cards in self._tops(view)]
+        hand = [c % m for c in self._hand_ranks(view)]
         best = None
         top_rank = view.rules.max_rank
         for pile, cards in enumerate(view.building_piles):
             shows = len(cards)
             if shows < target - 1:
-                needs = list(range(shows + 1, target))
+                needs = range(shows + 1, target)
             else:  # complete the pile first, then build it again up to the stock
-                needs = list(range(shows + 1, top_rank + 1)) + list(range(1, target))
-            plan = self._fill(view, needs)
+                needs = [*range(shows + 1, top_rank + 1), *range(1, target)]
+            plan = self._fill(tops, hand, needs)
             if plan is None:
                 continue
             first, wilds, hand_used = plan
@@ -272,39 +284,43 @@ class ExpertAgent(GreedyAgent):
                 best = (cost, first, pile)
         if best is None:
             return None
-        return self._action_for(view, plays, best[1], best[2])
+        first = best[1]
+        if first[0] == "hand":  # the hand card of that rank (its toll, in Masters)
+            first = ("hand", next(c for c in self._hand_ranks(view) if c % m == first[1]))
+        return self._action_for(view, plays, first, best[2])
 
-    def _fill(self, view: SeatView, needs) -> tuple | None:
-        """Cards for each number in `needs`: discard tops first (digging down), then hand
-        numbers, then wilds from discard tops, then hand wilds. Returns (first source, wilds
-        used, hand cards used) or None."""
-        tops = self._tops(view)
-        hand = self._hand_ranks(view)
+    @staticmethod
+    def _fill(tops, hand, needs) -> tuple | None:
+        """Cards for each number in `needs` from discard-pile tops and hand ranks (wild 0):
+        discard tops first (digging down), then hand numbers, then wilds from discard tops,
+        then hand wilds. Returns (first source, wilds used, hand cards used) or None."""
+        piles = [cards[:] for _, cards in tops]
+        hand = hand[:]
         first, wilds, hand_used = None, 0, 0
         for need in needs:
             source = None
-            for key, cards in tops:
-                if cards and view.rank(cards[-1]) == need:
-                    source = (key, cards.pop())
+            for i, cards in enumerate(piles):
+                if cards and cards[-1] == need:
+                    cards.pop()
+                    source = tops[i][0]
                     break
-            if source is None:
-                card = next((c for c in hand if view.rank(c) == need), None)
-                if card is not None:
-                    hand.remove(card)
-                    source, hand_used = (("hand", card), card), hand_used + 1
-            if source is None:
-                for key, cards in tops:
-                    if cards and view.rank(cards[-1]) == 0:
-                        source, wilds = (key, cards.pop()), wilds + 1
-                        break
-            if source is None:
-                card = next((c for c in hand if view.rank(c) == 0), None)
-                if card is None:
-                    return None
-                hand.remove(card)
-                source, wilds, hand_used = (("hand", card), card), wilds + 1, hand_used + 1
+            else:
+                if need in hand:
+                    hand.remove(need)
+                    source, hand_used = ("hand", need), hand_used + 1
+                else:
+                    for i, cards in enumerate(piles):
+                        if cards and cards[-1] == 0:
+                            cards.pop()
+                            source, wilds = tops[i][0], wilds + 1
+                            break
+                    else:
+                        if 0 not in hand:
+                            return None
+                        hand.remove(0)
+                        source, wilds, hand_used = ("hand", 0), wilds + 1, hand_used + 1
             if first is None:
-                first = source[0]
+                first = source
         return first, wilds, hand_used
 
     def _action_for(self, view: SeatView, plays, key: tuple, pile: int) -> int | None:
@@ -324,23 +340,20 @@ class ExpertAgent(GreedyAgent):
         """The first play of a sequence that empties the hand, if there is one."""
         if view.rules.stacked or not view.hand:
             return None
+        m, fits = view.rules.max_rank + 1, view.fits
         shows = [len(p) for p in view.building_piles]
         hand, tops = list(view.hand), self._tops(view)
         first = None
         top_rank = view.rules.max_rank
-        progress = True
-        while hand and progress:
-            progress = False
+        while hand:
             # Numbers from the hand first, then discard-top numbers that unlock them, wilds last.
-            options = [(0, ("hand", c), c) for c in sorted(hand, key=view.rank) if view.rank(c)]
-            options += [(1, key, cards[-1]) for key, cards in tops
-                        if cards and view.rank(cards[-1])]
-            options += [(2, ("hand", c), c) for c in hand if view.rank(c) == 0]
-            for _, key, card in sorted(options, key=lambda o: o[0]):
-                piles = [i for i, v in enumerate(shows) if view.fits(card, v)]
-                if not piles:
+            options = [(("hand", c), c) for c in sorted(hand, key=lambda c: c % m) if c % m]
+            options += [(key, cards[-1]) for key, cards in tops if cards and cards[-1] % m]
+            options += [(("hand", c), c) for c in hand if c % m == 0]
+            for key, card in options:
+                pile = next((i for i, v in enumerate(shows) if fits(card, v)), None)
+                if pile is None:
                     continue
-                pile = piles[0]
                 if first is None:
                     first = (key, pile)
                 shows[pile] = 0 if shows[pile] + 1 == top_rank else shows[pile] + 1
@@ -348,9 +361,10 @@ class ExpertAgent(GreedyAgent):
                     hand.remove(card)
                 else:
                     next(cards for k, cards in tops if k == key).pop()
-                progress = True
                 break
-        if hand or first is None:
+            else:
+                return None
+        if first is None:
             return None
         return self._action_for(view, plays, first[0], first[1])
 
@@ -401,8 +415,95 @@ class ExpertAgent(GreedyAgent):
         return needs
 
 
+class LookaheadAgent(ExpertAgent):
+    """A search player: at each choice that matters it tries every distinct legal action,
+    each followed by `expert` play for everyone until the end of its own next turn, in
+    `samples` deals of the hidden cards consistent with its view (determinisation, the same
+    deals for every action), and takes the action with the best mean outcome: the lead in
+    stock cards over the closest opponent, a game won or lost counting `WIN` cards more.
+
+    Playing its own stock top is never searched (a number goes where `expert` puts it), nor is
+    a toll; everything else is: which cards to play and where, when to stop, what to discard."""
+
+    name = "lookahead"
+    SAMPLES = 16
+    WIN = 10
+    Z = 2.0  # how many standard errors an action must beat expert's by to be taken instead
+
+    def __init__(self, seed: int = 0, samples: int = SAMPLES):
+        super().__init__(seed)
+        if isinstance(samples, bool) or not isinstance(samples, (int, np.integer)) \
+                or samples < 2:
+            raise ValueError(f"samples must be an integer of at least 2, got {samples!r}")
+        self.samples = int(samples)
+
+    def choose(self, view: SeatView) -> int:
+        toll = _toll_or_none(view)
+        if toll is not None:
+            return toll
+        plays = _plays(view)
+        if plays:
+            # Reaching the stock top is the aim of the game: that part is expert's.
+            action = _first(view, plays, self._stock_play, self._chain_step)
+            if action is not None:
+                return action
+        expert = ExpertAgent.choose(self, view)
+        if len(view.legal_actions) == 1:
+            return expert
+        games = [Game.from_view(view, self.rng) for _ in range(self.samples)]
+        candidates = self._distinct(view, games[0], expert)
+        if len(candidates) == 1:
+            return expert
+        values = np.empty((len(candidates), len(games)))
+        for i, action in enumerate(candidates):
+            for j, game in enumerate(games):
+                trial = game.clone()
+                trial.step(action)
+                values[i, j] = self._rollout(trial, view)
+        diff = values[1:] - values[0]  # paired with expert's action (candidate 0)
+        mean = diff.mean(axis=1)
+        err = diff.std(axis=1, ddof=1) / np.sqrt(len(games)) + 1e-9
+        best = int(np.argmax(mean / err))
+        if mean[best] > 0 and mean[best] / err[best] > self.Z:
+            return candidates[best + 1]
+        return expert
+
+    def _distinct(self, view: SeatView, game: Game, first: int) -> list[int]:
+        """`first`, then the other legal actions, one per distinct outcome of what the seat
+        can see."""
+        seen, out = set(), []
+        for action in (first, *view.legal_actions):
+            trial = game.clone()
+            trial.step(action)
+            key = (tuple(sorted(map(tuple, trial.building))), trial.phase, trial.current_player,
+                   tuple(sorted(trial.hands[view.seat])) if not view.rules.stacked
+                   else tuple(map(tuple, trial.hands[view.seat])),
+                   tuple(map(tuple, trial.discards[view.seat])),
+                   tuple(map(len, trial.stocks)), tuple(trial.coins),
+                   tuple(trial.pile_coins), trial.pending_pile)
+            if key not in seen:
+                seen.add(key)
+                out.append(action)
+        return out
+
+    def _rollout(self, game: Game, view: SeatView) -> float:
+        """Expert play for every seat until the end of this seat's next turn; the outcome."""
+        n, seat = view.rules.num_players, view.seat
+        end = view.turn + n + 1
+        choose = ExpertAgent.choose
+        while not game.is_over and game.turn < end:
+            game.step(choose(self, game.view(game.current_player)))
+        teams = view.rules.teams or [(p,) for p in range(n)]
+        left = {team: sum(len(game.stocks[s]) for s in team) for team in teams}
+        mine = next(team for team in teams if seat in team)
+        value = float(min(v for team, v in left.items() if team != mine) - left[mine])
+        if game.phase == "won":
+            value += self.WIN if seat in game.winning_seats() else -self.WIN
+        return value
+
+
 AGENTS: dict[str, type[Agent]] = {cls.name: cls for cls in (RandomAgent, NaiveAgent, GreedyAgent,
-                                                             ExpertAgent)}
+                                                             ExpertAgent, LookaheadAgent)}
 """The scripted players by name."""
 
 

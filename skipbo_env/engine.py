@@ -341,7 +341,61 @@ class Game:
             scores=tuple(self.scores), coins=tuple(self.coins),
             pile_coins=tuple(self.pile_coins), pending_pile=self.pending_pile,
             pending_toll=self.pending_toll,
-            legal_actions=tuple(self._legal_cached()) if seat == self.current_player else ())
+            legal_actions=tuple(self._legal_cached()) if seat == self.current_player else (),
+            played_this_turn=self.played_this_turn, stall_turns=self.stall_turns,
+            first_player=self.first_player)
+
+    @classmethod
+    def from_view(cls, view: SeatView, rng: np.random.Generator) -> "Game":
+        """A game that `view`'s seat cannot tell from the one it sees: everything visible is
+        copied, and the cards it cannot see (the draw pile, other players' hands in refill
+        mode, every stock below its top) are the unseen rest of the deck dealt at random with
+        `rng`, which also seeds the new game's later reshuffles. The result depends only on
+        the view and `rng` (search players sample hidden information with it)."""
+        rules, n = view.rules, view.rules.num_players
+        if view.phase not in ACTIVE:
+            raise ValueError(f"the game is over (phase {view.phase!r}): nothing to sample")
+        g = cls.__new__(cls)
+        g._init_static(rules)
+        g.scores, g.first_player = list(view.scores), view.first_player
+        g.building = [list(b) for b in view.building_piles]
+        g.set_aside = list(view.set_aside)
+        g.discards = [[list(d) for d in ds] for ds in view.discard_piles]
+        g.current_player, g.turn, g.phase, g.winner = (view.current_player, view.turn,
+                                                       view.phase, None)
+        g.played_this_turn, g.stall_turns = view.played_this_turn, view.stall_turns
+        g.coins, g.pile_coins = list(view.coins), list(view.pile_coins)
+        g.pending_pile, g.pending_toll = view.pending_pile, view.pending_toll
+        unseen = list(rules.deck_counts())
+        seen = [*g.set_aside, *(c for b in g.building for c in b if c != COIN),
+                *(c for ds in g.discards for d in ds for c in d),
+                *(top for top in view.stock_tops if top is not None)]
+        if rules.stacked:
+            g.hands = [[list(s) for s in h] for h in view.public_hands]
+            seen += [c for h in g.hands for s in h for c in s]
+        else:
+            seen += view.hand
+        for c in seen:
+            unseen[c] -= 1
+        hidden = [card for card, count in enumerate(unseen) for _ in range(count)]
+        rng.shuffle(hidden)
+        g.stocks = []
+        for p in range(n):
+            below = max(view.stock_sizes[p] - 1, 0)
+            g.stocks.append(hidden[len(hidden) - below:] + (
+                [view.stock_tops[p]] if view.stock_tops[p] is not None else []))
+            del hidden[len(hidden) - below:]
+        if not rules.stacked:
+            g.hands = []
+            for p in range(n):
+                if p == view.seat:
+                    g.hands.append(list(view.hand))
+                else:
+                    g.hands.append(hidden[len(hidden) - view.hand_sizes[p]:])
+                    del hidden[len(hidden) - view.hand_sizes[p]:]
+        g.draw_pile = hidden
+        g.rng = np.random.default_rng(int(rng.integers(2 ** 63)))
+        return g
 
     def card_name(self, card: int) -> str:
         """A card of these rules in words, e.g. "7", "Skip-Bo" or "7 (toll 1)"."""

@@ -44,6 +44,9 @@ class SeatView:
     pending_pile: int | None
     pending_toll: int
     legal_actions: tuple[int, ...]  # empty unless this seat is to act
+    played_this_turn: bool = False  # whether the player to act has played a card this turn
+    stall_turns: int = 0  # turns in a row with no card played and nothing left to draw
+    first_player: int = 0
 
     def rank(self, card: int) -> int:
         """The rank of a card id (0 for the wild)."""

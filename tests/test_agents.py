@@ -10,11 +10,19 @@ from positions import position
 from test_properties import hide_differently
 
 from skipbo_env import VARIANTS, Game, Rules, allowed_players
-from skipbo_env.agents import AGENTS, make_agent
+from skipbo_env.agents import AGENTS, LookaheadAgent, make_agent
 from skipbo_env.tournament import play_deal, run_games, wilson
 
 STANDARD = Rules.preset("standard", 2)
 W = 0
+
+
+def _agent(name, seed):
+    """The named agent; the search player with 2 hidden-card samples instead of 16, which
+    changes its statistics, not its code paths, and keeps these tests quick."""
+    if name == "lookahead":
+        return LookaheadAgent(seed, samples=2)
+    return make_agent(name, seed)
 
 
 def _small(variant):
@@ -28,7 +36,7 @@ def test_every_agent_returns_only_legal_actions_in_every_variant(variant, name):
     rules = _small(variant)
     for seed in range(3):
         game = Game(rules, seed)
-        agents = [make_agent(name, 10 * seed + i) for i in range(rules.num_players)]
+        agents = [_agent(name, 10 * seed + i) for i in range(rules.num_players)]
         while not game.is_over:
             action = agents[game.current_player].act(game)
             assert action in game.legal_actions()
@@ -38,7 +46,7 @@ def test_every_agent_returns_only_legal_actions_in_every_variant(variant, name):
 @pytest.mark.parametrize("name", list(AGENTS))
 def test_every_agent_is_deterministic_given_its_seed(name):
     def moves(seed):
-        game, agent, out = Game(Rules.preset("short", 2), 5), make_agent(name, seed), []
+        game, agent, out = Game(Rules.preset("short", 2), 5), _agent(name, seed), []
         while not game.is_over:
             out.append(agent.act(game))
             game.step(out[-1])
@@ -54,8 +62,8 @@ def test_every_agent_reads_only_what_its_seat_can_see(name):
         if game.is_over:
             break
         other = hide_differently(game, game.current_player, rng)
-        assert make_agent(name, 7).act(game) == make_agent(name, 7).act(other)
-        game.step(make_agent(name, 1).act(game))
+        assert _agent(name, 7).act(game) == _agent(name, 7).act(other)
+        game.step(_agent(name, 1).act(game))
 
 
 def test_make_agent_rejects_unknown_names_and_bad_seeds():
@@ -156,6 +164,15 @@ def test_expert_plays_the_chain_that_reaches_its_stock_from_discard_tops_first()
                               "discard_piles": [[5, 4], [], [], []]}, {"stock": [9]}])
     chosen = game.describe(make_agent("expert").act(game))
     assert chosen == "discard pile 0 top 4 -> building pile 0"
+
+
+def test_expert_starts_a_chain_with_a_hand_wild_on_building_pile_0():
+    # The first step is action 0 (hand wild -> building pile 0), which is an action too.
+    game = position(STANDARD, building=[[1, 2, 3, 4, 5]],
+                    players=[{"hand": [W, W, 10, 7, 10], "stock": [3, 9],
+                              "discard_piles": [[11], [12], [7], []]}, {"stock": [4]}])
+    assert make_agent("expert").act(game) == 0
+    assert game.describe(0) == "hand Skip-Bo -> building pile 0 as 6"
 
 
 def test_a_round_robin_gives_the_pairwise_table_and_elo_ratings():

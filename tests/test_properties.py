@@ -255,3 +255,27 @@ def test_legal_actions_agree_with_the_rules_worked_out_action_by_action(case):
     game, seed = case
     run(game, seed, lambda g, rng: np.testing.assert_array_equal(g.legal_actions(),
                                                                  legal_by_the_rules(g)))
+
+
+@SETTINGS
+@given(games())
+def test_a_game_sampled_from_a_view_shows_that_seat_the_same_and_holds_the_whole_deck(case):
+    game, seed = case
+    encoder = ObservationEncoder(game.rules)
+    deck = game.rules.deck_counts()
+
+    def check(g, rng):
+        if g.is_over:
+            return
+        seat = int(rng.integers(g.rules.num_players))
+        sample = Game.from_view(g.view(seat), np.random.default_rng(seed))
+        np.testing.assert_array_equal(encoder.encode(sample, seat), encoder.encode(g, seat))
+        assert sample.view(seat) == g.view(seat)
+        np.testing.assert_array_equal(card_counts(sample), deck)
+        Game.from_dict(sample.to_dict())  # a consistent state
+        # Only the view decides the sample: re-dealing the hidden cards changes nothing.
+        other = hide_differently(g, seat, rng)
+        again = Game.from_view(other.view(seat), np.random.default_rng(seed))
+        assert again.to_dict() == sample.to_dict()
+
+    run(game, seed, check)
