@@ -21,6 +21,7 @@ MATCHES = [
     (["expert", "random"], 20, 0.2),
     (["expert", "naive"], None, 0.4),
     (["expert", "naive", "naive", "naive"], 20, 0.4),
+    (["lookahead", "expert"], 20, 0.04),  # about 0.2 s per game-second: a small share
 ]
 
 

@@ -1,5 +1,7 @@
 """skipbo-env: the card game Skip-Bo as a rules engine and reinforcement-learning environments."""
 
+import gymnasium
+
 from .actions import ActionLayout
 from .aec import env, raw_env
 from .engine import WILD, Game, card_name
@@ -8,6 +10,9 @@ from .observation import ObservationEncoder
 from .rules import VARIANTS, Rules, allowed_players
 
 __version__ = "0.1.0"
+
+if "SkipBo-v0" not in gymnasium.registry:
+    gymnasium.register(id="SkipBo-v0", entry_point="skipbo_env.gym_env:SkipBoEnv")
 
 __all__ = ["ActionLayout", "Game", "Match", "ObservationEncoder", "Rules", "VARIANTS", "WILD",
            "allowed_players", "card_name", "env", "raw_env", "__version__"]

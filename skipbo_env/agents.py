@@ -429,6 +429,9 @@ class LookaheadAgent(ExpertAgent):
     SAMPLES = 16
     WIN = 10
     Z = 2.0  # how many standard errors an action must beat expert's by to be taken instead
+    Z_FOLLOW = 1.0  # actions this promising after the first deals get more deals ...
+    FOLLOW_UP_ACTIONS = 3  # ... at most this many of them ...
+    FOLLOW_UP = 3  # ... and this many times `samples` more deals
 
     def __init__(self, seed: int = 0, samples: int = SAMPLES):
         super().__init__(seed)
@@ -454,19 +457,40 @@ class LookaheadAgent(ExpertAgent):
         candidates = self._distinct(view, games[0], expert)
         if len(candidates) == 1:
             return expert
-        values = np.empty((len(candidates), len(games)))
-        for i, action in enumerate(candidates):
+        values = self._values(view, candidates, games)
+        z = self._z(values)
+        # The promising actions (and expert's) get `FOLLOW_UP` times as many more deals.
+        promising = [i for i in np.argsort(-z)[:self.FOLLOW_UP_ACTIONS] if z[i] > self.Z_FOLLOW]
+        if promising:
+            more = [Game.from_view(view, self.rng) for _ in range(self.samples * self.FOLLOW_UP)]
+            keep = [candidates[0]] + [candidates[i + 1] for i in promising]
+            values = np.concatenate([values[[0] + [i + 1 for i in promising]],
+                                     self._values(view, keep, more)], axis=1)
+            z, candidates = self._z(values), keep
+        best = int(np.argmax(z))
+        return candidates[best + 1] if z[best] > self.Z else expert
+
+    def _values(self, view: SeatView, actions: list[int], games: list[Game]) -> np.ndarray:
+        """The rollout outcome of each action (rows) in each sampled game (columns)."""
+        values = np.empty((len(actions), len(games)))
+        for i, action in enumerate(actions):
             for j, game in enumerate(games):
                 trial = game.clone()
                 trial.step(action)
                 values[i, j] = self._rollout(trial, view)
-        diff = values[1:] - values[0]  # paired with expert's action (candidate 0)
+        return values
+
+    @staticmethod
+    def _z(values: np.ndarray) -> np.ndarray:
+        """How many standard errors each action's outcome beats the first's (expert's) by,
+        paired over the same deals."""
+        diff = values[1:] - values[0]
+        err = diff.std(axis=1, ddof=1) / np.sqrt(values.shape[1])
         mean = diff.mean(axis=1)
-        err = diff.std(axis=1, ddof=1) / np.sqrt(len(games)) + 1e-9
-        best = int(np.argmax(mean / err))
-        if mean[best] > 0 and mean[best] / err[best] > self.Z:
-            return candidates[best + 1]
-        return expert
+        with np.errstate(invalid="ignore"):
+            sure = np.sign(mean) * np.inf
+        # The same gain in every deal is as sure as the samples can say.
+        return np.where(err > 0, mean / np.maximum(err, 1e-12), np.nan_to_num(sure, nan=0.0))
 
     def _distinct(self, view: SeatView, game: Game, first: int) -> list[int]:
         """`first`, then the other legal actions, one per distinct outcome of what the seat
@@ -507,10 +531,21 @@ AGENTS: dict[str, type[Agent]] = {cls.name: cls for cls in (RandomAgent, NaiveAg
 """The scripted players by name."""
 
 
+def is_checkpoint(name: str) -> bool:
+    """Whether `name` names a checkpoint file rather than a scripted player."""
+    import os
+    return name.endswith(".zip") or os.path.sep in name
+
+
 def make_agent(name: str, seed: int = 0) -> Agent:
-    """The scripted player called `name`, seeded with `seed`."""
-    if name not in AGENTS:
-        raise ValueError(f"unknown agent {name!r}; available: {', '.join(AGENTS)}")
+    """The scripted player called `name`, or the trained policy at checkpoint path `name`
+    (a ``.zip`` from the training scripts; needs the ``train`` extra), seeded with `seed`."""
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if isinstance(name, str) and name not in AGENTS and is_checkpoint(name):
+        from .policy import load_policy_agent
+        return load_policy_agent(name, seed=int(seed))
+    if name not in AGENTS:
+        raise ValueError(f"unknown agent {name!r}; available: {', '.join(AGENTS)}, or a "
+                         f"checkpoint path (.zip)")
     return AGENTS[name](int(seed))

@@ -74,6 +74,45 @@ def tournament(args) -> dict:
     return result
 
 
+def evaluate(args) -> dict:
+    """Run the `skipbo evaluate` command: the checkpoint against each opponent."""
+    from . import tournament as harness
+    from .agents import AGENTS
+    from .policy import check_checkpoint, model_card
+
+    check_checkpoint(args.checkpoint)
+    card = model_card(args.checkpoint) or {}
+    if args.variant is None and "rules" in card:
+        base = Rules.from_dict(card["rules"])
+        variant, players = base.variant, base.num_players
+        stock = args.stock_size or base.stock_size
+    else:
+        variant, players = args.variant or "standard", 2
+        stock = args.stock_size
+    names = [name.strip() for name in args.opponents.split(",") if name.strip()]
+    for name in names:
+        if name not in AGENTS:
+            raise ValueError(f"unknown opponent {name!r}; available: {', '.join(AGENTS)}")
+    rules = Rules.preset(variant, players, **({} if stock is None else {"stock_size": stock}))
+    results = {}
+    print(f"{args.checkpoint}: {variant}, {players} players, stock {rules.stock_size}, "
+          f"seat-rotated")
+    for name in names:
+        seats = [args.checkpoint] + [name] * (players - 1)
+        result = harness.run_games(rules, seats, args.games, args.seed, args.workers,
+                                   not args.quiet)
+        print(f"\nagainst {name}\n" + harness.format_results(result), flush=True)
+        results[name] = result
+    if args.json:
+        try:
+            with open(args.json, "w") as f:
+                json.dump({"checkpoint": args.checkpoint, "rules": rules.to_dict(),
+                           "opponents": results}, f, indent=1)
+        except OSError as e:
+            raise ValueError(f"cannot write {args.json}: {e.strerror}") from None
+    return results
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``skipbo`` command."""
     parser = argparse.ArgumentParser(prog="skipbo",
@@ -98,6 +137,26 @@ def main(argv: list[str] | None = None) -> int:
                    help="two-player matches between every pair, with Elo ratings")
     t.add_argument("--json", default=None, help="also write the results to this file")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
+    e = sub.add_parser("evaluate", help="a trained checkpoint against scripted players")
+    e.add_argument("checkpoint", help="a .zip written by skipbo train")
+    e.add_argument("--opponents", default="random,naive,greedy,expert")
+    e.add_argument("--games", type=_positive, default=2000)
+    e.add_argument("--variant", choices=VARIANTS, default=None,
+                   help="default: the variant in the checkpoint's model card")
+    e.add_argument("--stock-size", type=_positive, default=None,
+                   help="default: the stock size in the model card")
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--workers", type=_positive, default=None)
+    e.add_argument("--json", default=None, help="also write the results to this file")
+    e.add_argument("--quiet", action="store_true", help="no progress bar")
+    tr = sub.add_parser("train", help="train MaskablePPO from a YAML config (train extra)",
+                        add_help=False)
+    tr.add_argument("rest", nargs=argparse.REMAINDER)
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv and argv[0] == "train":
+        from training.train import main as train_main
+        return train_main(argv[1:])
     args = parser.parse_args(argv)
     try:
         if args.command == "demo":
@@ -108,6 +167,11 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "tournament":
             try:
                 tournament(args)
+            except ValueError as e:
+                parser.error(str(e))
+        elif args.command == "evaluate":
+            try:
+                evaluate(args)
             except ValueError as e:
                 parser.error(str(e))
     except BrokenPipeError:

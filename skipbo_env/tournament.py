@@ -18,7 +18,8 @@ from collections import Counter
 
 import numpy as np
 
-from .agents import make_agent
+from .agents import is_checkpoint, make_agent
+from .policy import check_checkpoint
 from .engine import Game
 from .rules import Rules
 
@@ -69,17 +70,23 @@ def run_games(rules: Rules, players: list[str], games: int, seed: int = 0,
         raise ValueError(f"give one player per seat: {n} names for {n} players, got "
                          f"{len(players)} ({', '.join(players)})")
     for name in set(players):
-        make_agent(name)  # an unknown name fails here, before any game
+        if is_checkpoint(name):
+            check_checkpoint(name)  # loaded in the workers
+        else:
+            make_agent(name)  # an unknown name fails here, before any game
     if isinstance(games, bool) or not isinstance(games, int) or games <= 0:
         raise ValueError(f"games must be a positive integer, got {games!r}")
     deals = math.ceil(games / n)
     workers = workers or os.cpu_count() or 1
-    chunk = max(1, min(50, deals // (workers * 4) or 1))
+    chunk = max(1, min(50, deals // (workers * 16)))  # small: slow players balance too
     jobs = [(rules, players, seed, range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
     start = time.perf_counter()
     records: list[dict] = []
-    with multiprocessing.get_context("fork" if sys.platform != "win32" else "spawn").Pool(
-            workers) as pool:
+    # Forking a process whose torch threads have run can hang the children (a trained policy
+    # in the parent, or a training run); start clean workers then.
+    method = "spawn" if sys.platform == "win32" else (
+        "forkserver" if "torch" in sys.modules else "fork")
+    with multiprocessing.get_context(method).Pool(workers) as pool:
         for part in pool.imap_unordered(_work, jobs):
             records += part
             if progress:
@@ -147,12 +154,14 @@ def round_robin(rules: Rules, names: list[str], games: int, seed: int = 0,
 
 def format_results(result: dict) -> str:
     """The results as a table."""
-    lines = [f"{result['games']} games, {result['games_per_second']:.0f} games/s, mean "
+    speed = result["games_per_second"]
+    lines = [f"{result['games']} games, {speed:.{0 if speed >= 10 else 2}f} games/s, mean "
              f"{result['mean_turns']:.1f} turns, draws {result['draw_rate']:.1%}"
              + (f" ({result['truncated']} at the turn limit)" if result["truncated"] else "")]
-    lines.append(f"{'player':12s} {'wins':>7s} {'win rate':>9s} {'95% interval':>17s}")
+    width = max(12, *map(len, result["players"]))
+    lines.append(f"{'player':{width}s} {'wins':>7s} {'win rate':>9s} {'95% interval':>17s}")
     for name, p in result["players"].items():
         lo, hi = p["ci95"]
-        lines.append(f"{name:12s} {p['wins']:7d} {p['win_rate']:9.1%} "
+        lines.append(f"{name:{width}s} {p['wins']:7d} {p['win_rate']:9.1%} "
                      f"{f'{lo:.1%} - {hi:.1%}':>17s}")
     return "\n".join(lines)

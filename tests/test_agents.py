@@ -186,3 +186,26 @@ def test_a_round_robin_gives_the_pairwise_table_and_elo_ratings():
     # Draws count as half a win: two even players rate the same.
     ratings = elo({("a", "b"): 0.5, ("b", "a"): 0.5}, ["a", "b"])
     assert ratings["a"] == pytest.approx(ratings["b"])
+
+
+def test_lookahead_keeps_experts_choice_unless_the_search_shows_a_better_one(monkeypatch):
+    # With an unreachable evidence bar, every move is expert's; with the default bar the
+    # search does change some moves in the same game.
+    def moves(agent, deal):
+        game, out = Game(Rules.preset("standard", 2, stock_size=10), deal), []
+        expert = make_agent("expert")
+        while not game.is_over:
+            out.append(agent.act(game) if game.current_player == 0 else expert.act(game))
+            game.step(out[-1])
+        return out
+    deals = range(4)
+    searched = [moves(LookaheadAgent(0, samples=4), deal) for deal in deals]
+    experts = [moves(make_agent("expert"), deal) for deal in deals]
+    monkeypatch.setattr(LookaheadAgent, "Z", float("inf"))
+    assert [moves(LookaheadAgent(0, samples=4), deal) for deal in deals] == experts
+    assert searched != experts
+
+
+def test_lookahead_needs_at_least_two_samples():
+    with pytest.raises(ValueError, match="samples must be an integer of at least 2"):
+        LookaheadAgent(0, samples=1)

@@ -61,3 +61,12 @@ def test_the_agent_strength_benchmark_prints_the_table():
                              "--games", "20"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "| expert,naive | 20 |" in result.stdout and "| greedy,naive | 20 |" in result.stdout
+    assert "| lookahead,expert | 20 |" in result.stdout
+
+
+def test_the_agent_speed_benchmark_prints_seconds_per_move():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "agent_speed.py"),
+                             "--games", "2", "--players", "naive,greedy"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "| naive |" in result.stdout and "| greedy |" in result.stdout

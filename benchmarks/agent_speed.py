@@ -1,0 +1,50 @@
+"""Seconds per move of each scripted player, on one core.
+
+    python benchmarks/agent_speed.py [--games 20] [--seed 0] [--players random,naive,...]
+
+Each player plays `--games` two-player games (standard, stock 20) against `expert`, from both
+seats; the script times every call of its `act` and prints the mean, the 95th percentile and
+the largest, with the moves per game.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+from skipbo_env import Game, Rules
+from skipbo_env.agents import AGENTS, make_agent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--players", default=",".join(AGENTS))
+    args = parser.parse_args()
+    rules = Rules.preset("standard", 2, stock_size=20)
+    print("| player | moves per game | mean s/move | 95th percentile | largest |")
+    print("|---|---|---|---|---|")
+    for name in args.players.split(","):
+        times = []
+        for game_number in range(args.games):
+            seat = game_number % 2
+            agents = [make_agent("expert", args.seed + game_number)] * 2
+            agents[seat] = make_agent(name, args.seed + game_number)
+            game = Game(rules, args.seed + game_number // 2)
+            while not game.is_over:
+                agent = agents[game.current_player]
+                start = time.perf_counter()
+                action = agent.act(game)
+                if game.current_player == seat:
+                    times.append(time.perf_counter() - start)
+                game.step(action)
+        t = np.array(times)
+        print(f"| {name} | {len(t) / args.games:.0f} | {t.mean():.4f} | "
+              f"{np.percentile(t, 95):.4f} | {t.max():.3f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

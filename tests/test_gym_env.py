@@ -1,0 +1,160 @@
+"""The Gymnasium single-agent environment: the learner's seat against opponents."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from positions import position
+
+from skipbo_env import Game, Rules
+from skipbo_env.agents import make_agent
+from skipbo_env.gym_env import SkipBoEnv
+
+
+def _play(env, seed, learner=None):
+    """Play to the end, randomly among the legal actions or as the `learner` agent; the
+    observations, rewards and final info."""
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=seed)
+    trace, rewards = [obs], []
+    while True:
+        if learner is not None and not env.game.is_over:
+            action = learner.act(env.game)
+        else:
+            action = rng.choice(np.flatnonzero(env.action_masks()))
+        obs, reward, terminated, truncated, info = env.step(action)
+        trace.append(obs)
+        rewards.append(reward)
+        if terminated or truncated:
+            return trace, rewards, info
+
+
+@pytest.mark.parametrize("variant,players", [("standard", 2), ("partnership", 4),
+                                             ("masters", 3), ("junior", 2)])
+def test_gymnasiums_env_checker_passes(variant, players):
+    check_env(SkipBoEnv(variant, players, opponents="greedy", stock_size=3),
+              skip_render_check=True)
+
+
+def test_importing_the_package_registers_skipbo_v0():
+    env = gym.make("SkipBo-v0", variant="short", opponents="naive")
+    assert isinstance(env.unwrapped, SkipBoEnv)
+    assert env.unwrapped.rules == Rules.preset("short", 2)
+
+
+def test_a_reset_with_a_seed_repeats_the_deal_the_seat_and_the_opponents_moves():
+    env = SkipBoEnv("standard", 3, opponents=["expert", "random"], stock_size=5)
+    first, second = _play(env, seed=4), _play(env, seed=4)
+    assert len(first[0]) == len(second[0])
+    for a, b in zip(first[0], second[0]):
+        np.testing.assert_array_equal(a, b)
+    assert first[1] == second[1] and first[2] == second[2]
+    assert _play(env, seed=5)[0][0].tobytes() != first[0][0].tobytes()
+
+
+def test_the_observation_is_the_aec_envs_seat_view_and_the_mask_its_legal_actions():
+    env = SkipBoEnv("standard", 2, opponents="naive", seat=1)
+    obs, info = env.reset(seed=0)
+    assert info["seat"] == 1 and env.game.current_player == 1
+    np.testing.assert_array_equal(obs, env.encoder.encode(env.game, 1))
+    assert list(np.flatnonzero(env.action_masks())) == env.game.legal_actions()
+
+
+def test_the_opponents_play_inside_step_until_the_learners_turn():
+    env = SkipBoEnv("standard", 2, opponents="naive", seat=0, stock_size=5)
+    env.reset(seed=1)
+    for _ in range(200):
+        mask = env.action_masks()
+        _, _, terminated, truncated, _ = env.step(int(np.flatnonzero(mask)[-1]))
+        if terminated or truncated:
+            break
+        assert env.game.current_player == 0
+
+
+def test_the_reward_is_plus_one_for_a_win_minus_one_for_a_loss_with_the_end_in_info():
+    seen = set()
+    for seed in range(30):
+        env = SkipBoEnv("standard", 2, opponents="naive", stock_size=3)
+        _, rewards, info = _play(env, seed, learner=make_agent("greedy"))
+        assert all(r == 0 for r in rewards[:-1])
+        assert info["stock_sizes"] == [len(s) for s in env.game.stocks]
+        assert info["turn"] == env.game.turn and info["winner"] == env.game.winner
+        expected = 0.0 if env.game.winner in (None, "draw") else (
+            1.0 if env.game.winner == info["seat"] else -1.0)
+        assert rewards[-1] == expected
+        seen.add(expected)
+    assert {1.0, -1.0} <= seen
+
+
+def test_stock_reward_adds_a_shaping_reward_per_stock_card_the_learner_plays():
+    rules = Rules.preset("standard", 2)
+    game = position(rules, building=[[1, 2]],
+                    players=[{"hand": [9, 9, 9, 9, 9], "stock": [8, 3]}, {"stock": [12]}])
+    env = SkipBoEnv("standard", 2, opponents="naive", seat=0, stock_reward=0.1)
+    env.reset(seed=0, options={"state": game.to_dict()})
+    play = next(a for a in env.game.legal_actions() if env.game.describe(a).startswith("stock"))
+    _, reward, _, _, _ = env.step(play)
+    assert reward == pytest.approx(0.1)
+
+
+def test_an_illegal_action_ends_the_game_as_a_loss_or_raises_if_asked():
+    env = SkipBoEnv("standard", 2, opponents="naive", seat=0)
+    env.reset(seed=0)
+    illegal = int(np.flatnonzero(env.action_masks() == 0)[0])
+    before = env.game.to_dict()
+    _, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated, info["illegal_action"]) == (-1.0, True, False, True)
+    assert env.game.to_dict() == before
+    assert not env.action_masks().any()
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(illegal)
+    strict = SkipBoEnv("standard", 2, opponents="naive", seat=0, illegal_action="raise")
+    strict.reset(seed=0)
+    with pytest.raises(ValueError, match="illegal action"):
+        strict.step(illegal)
+
+
+def test_opponents_are_names_agents_or_callables_one_per_other_seat():
+    calls = []
+
+    def first_legal(game):
+        calls.append(game.current_player)
+        return game.legal_actions()[0]
+
+    env = SkipBoEnv("standard", 3, opponents=[make_agent("greedy", 1), first_legal], seat=0,
+                    stock_size=10)
+    _play(env, seed=0)
+    assert calls and set(calls) == {2}
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"opponents": "genius"}, "unknown opponent 'genius'"),
+    ({"opponents": ["naive", "naive"]}, "one opponent for each of the 1 other seats"),
+    ({"opponents": 7}, "opponents must be an agent name"),
+    ({"opponents": [7]}, "an opponent must be"),
+    ({"seat": 2}, "seat must be 'random' or a seat in 0..1"),
+    ({"illegal_action": "ignore"}, "illegal_action must be 'lose' or 'raise'"),
+    ({"stock_reward": float("nan")}, "stock_reward must be a finite number"),
+    ({"render_mode": "rgb"}, "render_mode must be one of"),
+    ({"opponents": "missing/policy.zip"}, "missing/policy.zip"),
+])
+def test_bad_arguments_are_refused_with_the_problem_named(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        SkipBoEnv("standard", 2, **kwargs)
+
+
+def test_reset_options_set_the_seat_or_the_position_and_refuse_anything_else():
+    env = SkipBoEnv("standard", 2, opponents="naive")
+    assert env.reset(seed=0, options={"seat": 1})[1]["seat"] == 1
+    state = Game(Rules.preset("standard", 2), 9).to_dict()
+    env.reset(options={"state": state, "seat": 0})
+    assert env.game.to_dict() == state
+    with pytest.raises(ValueError, match="unknown reset option"):
+        env.reset(options={"stock": 3})
+    with pytest.raises(ValueError, match="differ from this env's"):
+        env.reset(options={"state": Game(Rules.preset("short", 2), 1).to_dict()})
+
+
+def test_a_random_seat_takes_every_seat():
+    env = SkipBoEnv("standard", 3, opponents="naive")
+    assert {env.reset(seed=s)[1]["seat"] for s in range(30)} == {0, 1, 2}

@@ -1,0 +1,235 @@
+"""The training pipeline, proved by a smoke run: a few hundred steps on a tiny stock, saved,
+loaded, evaluated and seated in a tournament. Needs the train extra (installed by .ci/run)."""
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
+
+from skipbo_env import Game, ObservationEncoder, Rules  # noqa: E402
+from skipbo_env.agents import make_agent  # noqa: E402
+from skipbo_env.gym_env import OpponentPool, SkipBoEnv  # noqa: E402
+from skipbo_env.policy import check_spaces, load_policy_agent  # noqa: E402
+from training import config as cfgmod  # noqa: E402
+from training.train import stock_size_at, train  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def smoke(tmp_path_factory):
+    """The smoke config trained once, into a temporary directory."""
+    out = tmp_path_factory.mktemp("smoke")
+    cfg = cfgmod.load(str(ROOT / "configs" / "smoke.yaml"))
+    cfg["output_dir"], cfg["log_dir"] = str(out / "checkpoints"), str(out / "runs")
+    card = train(cfg, progress=False)
+    return cfg, card, out / "checkpoints" / "smoke.zip"
+
+
+def test_training_writes_the_checkpoint_and_its_model_card(smoke):
+    cfg, card, path = smoke
+    assert zipfile.is_zipfile(path)
+    written = json.loads(path.with_suffix(".json").read_text())
+    assert written == json.loads(json.dumps(card))
+    assert written["steps"] >= cfg["total_timesteps"] and written["seed"] == 0
+    assert written["rules"] == Rules.preset("short", 2, stock_size=3).to_dict()
+    assert {"torch", "stable_baselines3", "sb3_contrib"} <= set(written["versions"])
+    assert written["wall_time_s"] > 0
+    results = written["evaluation"]["results"]
+    assert set(results) == {"random", "naive"}
+    for r in results.values():
+        assert r["games"] == 4 and 0 <= r["ci95"][0] <= r["win_rate"] <= r["ci95"][1] <= 1
+    assert [p["steps"] for p in written["learning_curve"]] == [256, 512]
+
+
+def test_self_play_snapshots_join_the_pool_during_training(smoke):
+    cfg, _, _ = smoke
+    pool = Path(cfg["log_dir"]) / "smoke" / "pool"
+    assert sorted(p.name for p in pool.glob("*.zip")) == ["step_000000256.zip",
+                                                         "step_000000512.zip"]
+
+
+def test_a_loaded_checkpoint_plays_legal_moves_in_every_seat(smoke):
+    _, _, path = smoke
+    agent = make_agent(str(path))
+    for seat in range(2):
+        game = Game(Rules.preset("short", 2, stock_size=3), seat)
+        others = make_agent("naive")
+        while not game.is_over:
+            action = (agent if game.current_player == seat else others).act(game)
+            assert action in game.legal_actions()
+            game.step(action)
+
+
+def test_skipbo_evaluate_reports_the_tournament_table(smoke, tmp_path):
+    _, _, path = smoke
+    out = tmp_path / "eval.json"
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "evaluate", str(path),
+                             "--opponents", "random,naive", "--games", "4", "--quiet",
+                             "--workers", "1", "--json", str(out)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "against random" in result.stdout and "95% interval" in result.stdout
+    data = json.loads(out.read_text())
+    assert set(data["opponents"]) == {"random", "naive"}
+    assert data["opponents"]["naive"]["games"] == 4
+
+
+def test_a_checkpoint_takes_a_seat_in_the_tournament(smoke):
+    _, _, path = smoke
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "tournament", "--players",
+                             f"{path},random", "--games", "2", "--stock-size", "3", "--quiet",
+                             "--workers", "1"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert str(path) in result.stdout
+
+
+def test_the_gym_env_takes_a_checkpoint_as_opponent(smoke):
+    _, _, path = smoke
+    env = SkipBoEnv("short", 2, opponents=str(path), stock_size=3)
+    env.reset(seed=0)
+    assert env.action_masks().any()
+
+
+def test_a_checkpoint_whose_spaces_do_not_match_the_game_is_refused(smoke):
+    _, _, path = smoke
+    with pytest.raises(ValueError, match=r"shape \(471,\), but masters with 2 players needs"):
+        load_policy_agent(str(path), rules=Rules.preset("masters", 2))
+    with pytest.raises(ValueError, match="but standard with 3 players needs"):
+        load_policy_agent(str(path), rules=Rules.preset("standard", 3))
+    # Same observation size, another action count:
+    rules = Rules.preset("standard", 2)
+    fake = SimpleNamespace(observation_space=SimpleNamespace(shape=(471,)),
+                           action_space=SimpleNamespace(n=7))
+    with pytest.raises(ValueError, match="has 7 actions, but standard with 2 players has 125"):
+        check_spaces(fake, ObservationEncoder(rules), rules, "x.zip")
+
+
+def test_a_corrupt_or_missing_checkpoint_is_refused_saying_so(tmp_path):
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"not a zip at all")
+    with pytest.raises(ValueError, match="is not an SB3 .zip file"):
+        make_agent(str(bad))
+    broken = tmp_path / "broken.zip"
+    with zipfile.ZipFile(broken, "w") as z:
+        z.writestr("data", "{")
+    with pytest.raises(ValueError, match="could not be loaded"):
+        make_agent(str(broken))
+    with pytest.raises(ValueError, match="does not exist"):
+        make_agent(str(tmp_path / "none.zip"))
+
+
+def test_maskable_ppo_tools_work_with_the_env_in_subprocesses():
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.evaluation import evaluate_policy
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    def make():
+        return Monitor(SkipBoEnv("short", 2, opponents="naive", stock_size=2))
+
+    vec = SubprocVecEnv([make] * 2)
+    evaluation = SubprocVecEnv([make])
+    try:
+        vec.reset()
+        masks = get_action_masks(vec)
+        assert masks.shape == (2, vec.action_space.n) and masks.any(axis=1).all()
+        model = MaskablePPO("MlpPolicy", vec, n_steps=32, batch_size=32, n_epochs=1,
+                            policy_kwargs={"net_arch": [16]}, device="cpu", seed=0)
+        model.learn(64, callback=MaskableEvalCallback(evaluation, eval_freq=16,
+                                                      n_eval_episodes=2, verbose=0))
+        mean, _ = evaluate_policy(model, vec, n_eval_episodes=4, use_masking=True)
+        assert -1.0 <= mean <= 1.0
+    finally:
+        vec.close()
+        evaluation.close()
+
+
+def test_stable_baselines_env_checker_passes():
+    from stable_baselines3.common.env_checker import check_env
+    check_env(SkipBoEnv("standard", 2, opponents="greedy", stock_size=3), warn=False)
+
+
+def test_the_opponent_pool_draws_by_weight_and_adds_saved_policies(smoke, tmp_path):
+    _, _, path = smoke
+    rules = Rules.preset("short", 2, stock_size=3)
+    rng = np.random.default_rng(0)
+    pool = OpponentPool({"naive": 1.0}, directory=str(tmp_path), self_play=1.0, refresh=1)
+    assert all(pool.draw(rng, rules).__self__.name == "naive" for _ in range(5))
+    (tmp_path / "step_1.zip").write_bytes(path.read_bytes())
+    kinds = {pool.draw(rng, rules).__self__.name for _ in range(40)}
+    assert kinds == {"naive", "policy"}
+
+
+@pytest.mark.parametrize("change,message", [
+    ({"speed": 3}, "unknown key(s) speed"),
+    ({"ppo": {"lr": 1}}, "unknown key(s) ppo.lr"),
+    ({"total_timesteps": 0}, "total_timesteps must be at least 1"),
+    ({"total_timesteps": "many"}, "total_timesteps must be an integer"),
+    ({"variant": "poker"}, "variant/num_players/rules"),
+    ({"rules": {"stock_size": -1}}, "stock_size"),
+    ({"opponents": {"wizard": 1}}, "unknown player 'wizard'"),
+    ({"opponents": {"naive": 0}}, "at least one weight must be positive"),
+    ({"curriculum": [{"until": 10, "stock_size": 2}, {"until": 5, "stock_size": 3}]},
+     "curriculum[1].until must be above 10"),
+    ({"curriculum": [{"until": 10}]}, "curriculum[0].stock_size is required"),
+    ({"ppo": {"gamma": 1.5}}, "ppo.gamma must be at most 1"),
+    ({"ppo": {"net_arch": [64, 0]}}, "ppo.net_arch must be a list of positive layer widths"),
+    ({"eval": {"opponents": ["gm"]}}, "eval.opponents must be a list of player names"),
+    ({"vec_env": "ray"}, "vec_env must be 'subproc' or 'dummy'"),
+])
+def test_a_bad_config_stops_before_training_naming_the_key(change, message):
+    raw = {"name": "x", "total_timesteps": 100, **change}
+    with pytest.raises(cfgmod.ConfigError) as err:
+        cfgmod.validate(raw)
+    assert message in str(err.value)
+
+
+def test_the_train_command_names_a_bad_config_and_trains_nothing(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ntotal_timesteps: 100\nlearning_rate: 3\n")
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "train", "--config",
+                             str(bad)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "unknown key(s) learning_rate" in result.stderr
+    missing = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "train", "--config",
+                              str(tmp_path / "none.yaml")], capture_output=True, text=True,
+                             timeout=120)
+    assert missing.returncode == 2 and "cannot read config" in missing.stderr
+
+
+def test_the_curriculum_grows_the_stock_then_keeps_the_configs_size():
+    cfg = cfgmod.validate({"name": "x", "total_timesteps": 10, "rules": {"stock_size": 20},
+                           "curriculum": [{"until": 100, "stock_size": 5},
+                                          {"until": 200, "stock_size": 10}]})
+    assert [stock_size_at(cfg, s) for s in (0, 99, 100, 199, 200, 10**6)] == [5, 5, 10, 10, 20,
+                                                                               20]
+
+
+@pytest.mark.parametrize("name", ["standard_2p", "short_2p"])
+def test_the_shipped_configs_are_valid(name):
+    cfg = cfgmod.load(str(ROOT / "configs" / f"{name}.yaml"))
+    assert cfg["name"] == name
+
+
+def test_the_plot_script_draws_the_learning_curves_of_model_cards(smoke, tmp_path):
+    _, _, path = smoke
+    out = tmp_path / "curves.png"
+    result = subprocess.run([sys.executable, "-m", "training.plot",
+                             str(path.with_suffix(".json")), "--out", str(out)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]")
+    result = subprocess.run([sys.executable, "-m", "training.plot", str(bad)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2 and "holds no learning curve" in result.stderr

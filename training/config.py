@@ -1,0 +1,165 @@
+"""Training configuration: YAML, validated before any training starts (docs/training.md)."""
+
+from __future__ import annotations
+
+import copy
+import os
+from typing import Any
+
+from skipbo_env import Rules, allowed_players
+from skipbo_env.agents import AGENTS, is_checkpoint
+
+# Every key, with its default (None: required). Nested dictionaries list their own keys.
+DEFAULTS: dict[str, Any] = {
+    "name": None,  # the checkpoint's name: checkpoints/<name>.zip and .json
+    "variant": "standard",
+    "num_players": 2,
+    "rules": {},  # overrides of the preset, e.g. {stock_size: 30}
+    "seed": 0,
+    "total_timesteps": None,
+    "n_envs": 0,  # 0: one per core
+    "vec_env": "subproc",  # or "dummy" (all environments in this process)
+    "opponents": {"random": 1.0},  # scripted players (or checkpoint paths) by weight
+    "self_play": {"weight": 0.0, "save_every": 100_000, "pool_size": 10, "refresh": 100},
+    "curriculum": [],  # [{until: steps, stock_size: n}, ...], ascending; the last size holds on
+    "stock_reward": 0.0,
+    "ppo": {
+        "learning_rate": 3e-4, "n_steps": 1024, "batch_size": 256, "n_epochs": 10,
+        "gamma": 0.995, "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01,
+        "vf_coef": 0.5, "max_grad_norm": 0.5, "net_arch": [256, 256],
+    },
+    "eval": {"every": 100_000, "games": 200, "opponents": ["random", "naive", "greedy"],
+             "final_games": 2000, "final_opponents": ["random", "naive", "greedy", "expert"]},
+    "output_dir": "checkpoints",
+    "log_dir": "runs",  # TensorBoard logs and the learning curve, under <log_dir>/<name>
+}
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be trained, with the key and the problem named."""
+
+
+def _number(value, key, *, integer=False, minimum=None, above=None, maximum=None):
+    kinds = (int,) if integer else (int, float)
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        raise ConfigError(f"{key} must be {'an integer' if integer else 'a number'}, got "
+                          f"{value!r}")
+    if minimum is not None and value < minimum:
+        raise ConfigError(f"{key} must be at least {minimum}, got {value!r}")
+    if above is not None and not value > above:
+        raise ConfigError(f"{key} must be above {above}, got {value!r}")
+    if maximum is not None and value > maximum:
+        raise ConfigError(f"{key} must be at most {maximum}, got {value!r}")
+    return value
+
+
+def _merge(defaults: dict, given: dict, where: str) -> dict:
+    if not isinstance(given, dict):
+        raise ConfigError(f"{where or 'the config'} must be a mapping, got {given!r}")
+    unknown = set(given) - set(defaults)
+    if unknown:
+        raise ConfigError(f"unknown key(s) {', '.join(sorted(f'{where}{k}' for k in unknown))}; "
+                          f"allowed: {', '.join(sorted(defaults))}")
+    out = copy.deepcopy(defaults)
+    for key, value in given.items():
+        if isinstance(defaults[key], dict) and key != "rules" and key != "opponents":
+            out[key] = _merge(defaults[key], value, f"{where}{key}.")
+        else:
+            out[key] = value
+    return out
+
+
+def validate(raw: dict) -> dict:
+    """The full configuration (defaults filled in), or ConfigError naming the problem."""
+    cfg = _merge(DEFAULTS, raw, "")
+    for key, value in cfg.items():
+        if value is None:
+            raise ConfigError(f"{key} is required")
+    if not isinstance(cfg["name"], str) or not cfg["name"] or "/" in cfg["name"]:
+        raise ConfigError(f"name must be a non-empty file name, got {cfg['name']!r}")
+    try:
+        allowed_players(cfg["variant"])
+        rules = Rules.preset(cfg["variant"], cfg["num_players"], **cfg["rules"])
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"variant/num_players/rules: {e}") from None
+    cfg["_rules"] = rules
+    _number(cfg["seed"], "seed", integer=True, minimum=0)
+    _number(cfg["total_timesteps"], "total_timesteps", integer=True, minimum=1)
+    _number(cfg["n_envs"], "n_envs", integer=True, minimum=0)
+    if cfg["vec_env"] not in ("subproc", "dummy"):
+        raise ConfigError(f"vec_env must be 'subproc' or 'dummy', got {cfg['vec_env']!r}")
+    opponents = cfg["opponents"]
+    if not isinstance(opponents, dict) or not opponents:
+        raise ConfigError(f"opponents must map player names to weights, got {opponents!r}")
+    for name, weight in opponents.items():
+        if not isinstance(name, str) or (name not in AGENTS and not is_checkpoint(name)):
+            raise ConfigError(f"opponents: unknown player {name!r}; use one of "
+                              f"{', '.join(AGENTS)} or a checkpoint path")
+        if is_checkpoint(name) and not os.path.isfile(name):
+            raise ConfigError(f"opponents: checkpoint {name} does not exist")
+        _number(weight, f"opponents.{name}", minimum=0)
+    if sum(opponents.values()) <= 0:
+        raise ConfigError("opponents: at least one weight must be positive")
+    sp = cfg["self_play"]
+    _number(sp["weight"], "self_play.weight", minimum=0)
+    _number(sp["save_every"], "self_play.save_every", integer=True, minimum=1)
+    _number(sp["pool_size"], "self_play.pool_size", integer=True, minimum=1)
+    _number(sp["refresh"], "self_play.refresh", integer=True, minimum=1)
+    if not isinstance(cfg["curriculum"], list):
+        raise ConfigError(f"curriculum must be a list of {{until, stock_size}}, got "
+                          f"{cfg['curriculum']!r}")
+    last = 0
+    for i, stage in enumerate(cfg["curriculum"]):
+        stage = _merge({"until": None, "stock_size": None}, stage, f"curriculum[{i}].")
+        for key in ("until", "stock_size"):
+            if stage[key] is None:
+                raise ConfigError(f"curriculum[{i}].{key} is required")
+        _number(stage["until"], f"curriculum[{i}].until", integer=True, above=last)
+        _number(stage["stock_size"], f"curriculum[{i}].stock_size", integer=True, minimum=1,
+                maximum=rules.stock_size)
+        last = stage["until"]
+        cfg["curriculum"][i] = stage
+    _number(cfg["stock_reward"], "stock_reward")
+    ppo = cfg["ppo"]
+    _number(ppo["learning_rate"], "ppo.learning_rate", above=0)
+    for key in ("n_steps", "batch_size", "n_epochs"):
+        _number(ppo[key], f"ppo.{key}", integer=True, minimum=1)
+    for key in ("gamma", "gae_lambda"):
+        _number(ppo[key], f"ppo.{key}", above=0, maximum=1)
+    for key in ("clip_range", "max_grad_norm"):
+        _number(ppo[key], f"ppo.{key}", above=0)
+    for key in ("ent_coef", "vf_coef"):
+        _number(ppo[key], f"ppo.{key}", minimum=0)
+    arch = ppo["net_arch"]
+    if not isinstance(arch, list) or not arch or any(
+            isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in arch):
+        raise ConfigError(f"ppo.net_arch must be a list of positive layer widths, got {arch!r}")
+    ev = cfg["eval"]
+    _number(ev["every"], "eval.every", integer=True, minimum=1)
+    for key in ("games", "final_games"):
+        _number(ev[key], f"eval.{key}", integer=True, minimum=0)
+    for key in ("opponents", "final_opponents"):
+        names = ev[key]
+        if not isinstance(names, list) or any(n not in AGENTS for n in names):
+            raise ConfigError(f"eval.{key} must be a list of player names from "
+                              f"{', '.join(AGENTS)}, got {names!r}")
+    for key in ("output_dir", "log_dir"):
+        if not isinstance(cfg[key], str) or not cfg[key]:
+            raise ConfigError(f"{key} must be a directory path, got {cfg[key]!r}")
+    return cfg
+
+
+def load(path: str) -> dict:
+    """Read and validate the YAML config at `path`."""
+    import yaml
+
+    try:
+        with open(path) as f:
+            raw = yaml.safe_load(f)
+    except OSError as e:
+        raise ConfigError(f"cannot read config {path}: {e.strerror}") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"config {path} is not valid YAML: {e}") from None
+    if raw is None:
+        raise ConfigError(f"config {path} is empty")
+    return validate(raw)
