@@ -4,7 +4,7 @@
 
 Each player plays `--games` two-player games (standard, stock 20) against `expert`, from both
 seats; the script times every call of its `act` and prints the mean, the 95th percentile and
-the largest, with the moves per game.
+the largest in milliseconds, with the moves per game.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ def main() -> None:
     parser.add_argument("--players", default=",".join(AGENTS))
     args = parser.parse_args()
     rules = Rules.preset("standard", 2, stock_size=20)
-    print("| player | moves per game | mean s/move | 95th percentile | largest |")
+    print("| player | moves per game | mean ms/move | 95th percentile ms | largest ms |")
     print("|---|---|---|---|---|")
     for name in args.players.split(","):
         times = []
@@ -41,9 +41,9 @@ def main() -> None:
                 if game.current_player == seat:
                     times.append(time.perf_counter() - start)
                 game.step(action)
-        t = np.array(times)
-        print(f"| {name} | {len(t) / args.games:.0f} | {t.mean():.4f} | "
-              f"{np.percentile(t, 95):.4f} | {t.max():.3f} |", flush=True)
+        t = np.array(times) * 1000
+        print(f"| {name} | {len(t) / args.games:.0f} | {t.mean():.3g} | "
+              f"{np.percentile(t, 95):.3g} | {t.max():.3g} |", flush=True)
 
 
 if __name__ == "__main__":
