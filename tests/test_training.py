@@ -214,7 +214,7 @@ def test_the_curriculum_grows_the_stock_then_keeps_the_configs_size():
                                                                                20]
 
 
-@pytest.mark.parametrize("name", ["standard_2p", "short_2p"])
+@pytest.mark.parametrize("name", ["standard_2p", "short_2p", "probe_shaping", "smoke"])
 def test_the_shipped_configs_are_valid(name):
     cfg = cfgmod.load(str(ROOT / "configs" / f"{name}.yaml"))
     assert cfg["name"] == name
