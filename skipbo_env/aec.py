@@ -25,7 +25,7 @@ from pettingzoo.utils import wrappers
 from .actions import ActionLayout
 from .engine import Game
 from .observation import PILE_DEPTH, ObservationEncoder
-from .render import render_table
+from .render import render_env
 from .rules import Rules
 
 
@@ -151,16 +151,7 @@ class raw_env(AECEnv, EzPickle):
             self.infos[agent] = {"winner": game.winner, "turn": game.turn}
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            import gymnasium
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode="
-                                  "'ansi' or 'human'")
-            return None
-        text = render_table(self.game)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        return render_env(self.game, self.render_mode)
 
     def close(self) -> None:
         pass

@@ -6,6 +6,8 @@ deterministic given its seed, and plays every variant (docs/agents.md).
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from .engine import Game
@@ -533,7 +535,6 @@ AGENTS: dict[str, type[Agent]] = {cls.name: cls for cls in (RandomAgent, NaiveAg
 
 def is_checkpoint(name: str) -> bool:
     """Whether `name` names a checkpoint file rather than a scripted player."""
-    import os
     return name.endswith(".zip") or os.path.sep in name
 
 

@@ -31,7 +31,7 @@ from .actions import ActionLayout
 from .agents import AGENTS, Agent, is_checkpoint, make_agent
 from .engine import Game
 from .observation import PILE_DEPTH, ObservationEncoder
-from .render import render_table
+from .render import render_env
 from .rules import Rules
 
 OpponentSpec = str | Agent | Callable[[Game], int]  # or an OpponentPool for all seats
@@ -248,15 +248,7 @@ class SkipBoEnv(gym.Env):
         return self.game.action_mask()
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' "
-                            "or 'human'")
-            return None
-        text = render_table(self.game)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        return render_env(self.game, self.render_mode)
 
     # -- internals --------------------------------------------------------------------------
     def _play_opponents(self) -> None:

@@ -11,6 +11,7 @@ import json
 import os
 import zipfile
 
+from .actions import ActionLayout
 from .agents import Agent
 from .engine import Game
 from .observation import PILE_DEPTH, ObservationEncoder
@@ -64,7 +65,6 @@ def check_spaces(model, encoder: ObservationEncoder, rules: Rules, path: str = "
     """Raise ValueError unless the model's observation and action spaces fit `rules`."""
     obs_shape = getattr(model.observation_space, "shape", None)
     n_actions = getattr(model.action_space, "n", None)
-    from .actions import ActionLayout
     want_actions = ActionLayout(rules).size
     if obs_shape != (encoder.size,):
         raise ValueError(f"checkpoint {path} observes vectors of shape {obs_shape}, but "

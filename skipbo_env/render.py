@@ -58,3 +58,18 @@ def render_table(game: Game, seat: int | None = None) -> str:
     elif game.phase == "truncated":
         lines.append(f"stopped at the turn limit ({rules.max_turns})")
     return "\n".join(lines)
+
+
+def render_env(game: Game, render_mode: str | None) -> str | None:
+    """An env's `render()`: the table as text for "ansi", printed for "human"; without a
+    render mode, a warning and None."""
+    if render_mode is None:
+        import gymnasium
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' "
+                              "or 'human'")
+        return None
+    text = render_table(game)
+    if render_mode == "human":
+        print(text + "\n")
+        return None
+    return text

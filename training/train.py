@@ -20,6 +20,7 @@ import numpy as np
 
 from skipbo_env import __version__
 from skipbo_env.gym_env import OpponentPool, SkipBoEnv
+from skipbo_env.observation import PILE_DEPTH
 from skipbo_env.tournament import run_games
 
 from .config import ConfigError, load
@@ -162,7 +163,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
     raw = {k: v for k, v in cfg.items() if not k.startswith("_")}
     card = {
         "name": name, "format": "skipbo-model-card/1", "algorithm": "MaskablePPO",
-        "rules": rules.to_dict(), "pile_depth": SkipBoEnv().encoder.depth,
+        "rules": rules.to_dict(), "pile_depth": PILE_DEPTH,
         "config": raw, "seed": cfg["seed"], "steps": int(model.num_timesteps),
         "wall_time_s": round(wall, 1), "n_envs": n_envs, "machine": f"{os.cpu_count()} cores",
         "versions": versions(), "learning_curve": curve,
