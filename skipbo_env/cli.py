@@ -24,6 +24,26 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"expected 0 to 60 seconds, got {value}")
+    return value
+
+
+def _port(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {value}")
+    return value
+
+
 def demo(variant: str, num_players: int, seed: int, stock_size: int | None, out=sys.stdout) -> Game:
     """Play one seeded game between uniformly random players, printing every turn."""
     overrides = {} if stock_size is None else {"stock_size": stock_size}
@@ -149,6 +169,30 @@ def main(argv: list[str] | None = None) -> int:
     e.add_argument("--workers", type=_positive, default=None)
     e.add_argument("--json", default=None, help="also write the results to this file")
     e.add_argument("--quiet", action="store_true", help="no progress bar")
+    pl = sub.add_parser("play", help="play against bots in the terminal")
+    pl.add_argument("--variant", choices=VARIANTS, default="standard")
+    pl.add_argument("--opponents", default="expert",
+                    help="1-5 bots, comma-separated agent names or checkpoint paths")
+    pl.add_argument("--stock-size", type=_positive, default=None)
+    pl.add_argument("--seed", type=int, default=None, help="default: a new deal every time")
+    pl.add_argument("--fast", action="store_true", help="no pause between the bots' moves")
+    pl.add_argument("--pause", type=_seconds, default=0.6,
+                    help="seconds between the bots' moves (default 0.6)")
+    pl.add_argument("--no-color", action="store_true")
+    pl.add_argument("--log", default=None, help="write the game log to this file at the end")
+    w = sub.add_parser("watch", help="watch bots play each other in the terminal")
+    w.add_argument("--players", required=True, help="2-6 agent names or checkpoint paths")
+    w.add_argument("--variant", choices=VARIANTS, default="standard")
+    w.add_argument("--stock-size", type=_positive, default=None)
+    w.add_argument("--seed", type=int, default=0)
+    w.add_argument("--fast", action="store_true")
+    w.add_argument("--pause", type=_seconds, default=0.6)
+    w.add_argument("--no-color", action="store_true")
+    sv = sub.add_parser("serve", help="play against bots in the browser (web extra)")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sv.add_argument("--port", type=_port, default=8000)
+    sv.add_argument("--checkpoint", action="append", default=[],
+                    help="a checkpoint the page may choose as an opponent (repeatable)")
     tr = sub.add_parser("train", help="train MaskablePPO from a YAML config (train extra)",
                         add_help=False)
     tr.add_argument("rest", nargs=argparse.REMAINDER)
@@ -174,6 +218,26 @@ def main(argv: list[str] | None = None) -> int:
                 evaluate(args)
             except ValueError as e:
                 parser.error(str(e))
+        elif args.command == "serve":
+            try:
+                from .web.server import serve
+            except ImportError as e:
+                parser.error(f"skipbo serve needs the web extra (pip install -e '.[web]'): {e}")
+            try:
+                serve(args.host, args.port, tuple(args.checkpoint))
+            except ValueError as e:
+                parser.error(str(e))
+            except KeyboardInterrupt:
+                pass
+        elif args.command in ("play", "watch"):
+            from . import terminal
+            try:
+                return terminal.play(args) if args.command == "play" else terminal.watch(args)
+            except ValueError as e:
+                parser.error(str(e))
+            except KeyboardInterrupt:
+                print("\ninterrupted: leaving the game")
+                return 130
     except BrokenPipeError:
         # The reader (say, `head`) went away: stop quietly, as command-line tools do.
         sys.stdout = open(os.devnull, "w")

@@ -16,8 +16,10 @@ def test_every_python_example_in_the_docs_runs(name, index, code):
     exec(compile(code, f"{name} example {index}", "exec"), {})
 
 
-def test_the_readme_opens_with_the_demo_and_the_test_commands_and_ci_runs_the_latter():
+def test_the_readme_opens_with_the_main_job_and_the_test_commands_and_ci_runs_the_latter():
     blocks = re.findall(r"```\n(.*?)\n```", (ROOT / "README.md").read_text(), re.S)
-    demo, tests = blocks[0], blocks[1]
-    assert "skipbo demo" in demo and "pytest" in tests
+    main, tests = blocks[0], blocks[1]
+    assert "skipbo evaluate checkpoints/" in main and "pytest" in tests
+    checkpoint = re.search(r"skipbo evaluate (\S+)", main).group(1)
+    assert (ROOT / checkpoint).is_file()
     assert tests in (ROOT / ".ci" / "run").read_text()

@@ -23,6 +23,9 @@ DEFAULTS: dict[str, Any] = {
     "self_play": {"weight": 0.0, "save_every": 100_000, "pool_size": 10, "refresh": 100},
     "curriculum": [],  # [{until: steps, stock_size: n}, ...], ascending; the last size holds on
     "stock_reward": 0.0,
+    # Behaviour cloning before PPO (training/pretrain.py); samples 0: none.
+    "pretrain": {"samples": 0, "teacher": "expert", "epochs": 10, "learning_rate": 1e-3,
+                 "batch_size": 512},
     "ppo": {
         "learning_rate": 3e-4, "n_steps": 1024, "batch_size": 256, "n_epochs": 10,
         "gamma": 0.995, "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01,
@@ -120,6 +123,14 @@ def validate(raw: dict) -> dict:
         last = stage["until"]
         cfg["curriculum"][i] = stage
     _number(cfg["stock_reward"], "stock_reward")
+    pt = cfg["pretrain"]
+    _number(pt["samples"], "pretrain.samples", integer=True, minimum=0)
+    if pt["teacher"] not in AGENTS:
+        raise ConfigError(f"pretrain.teacher must be a player name from {', '.join(AGENTS)}, "
+                          f"got {pt['teacher']!r}")
+    for key in ("epochs", "batch_size"):
+        _number(pt[key], f"pretrain.{key}", integer=True, minimum=1)
+    _number(pt["learning_rate"], "pretrain.learning_rate", above=0)
     ppo = cfg["ppo"]
     _number(ppo["learning_rate"], "ppo.learning_rate", above=0)
     for key in ("n_steps", "batch_size", "n_epochs"):

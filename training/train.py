@@ -24,6 +24,7 @@ from skipbo_env.observation import PILE_DEPTH
 from skipbo_env.tournament import run_games
 
 from .config import ConfigError, load
+from .pretrain import behaviour_clone
 
 
 def make_env_fn(cfg: dict, rank: int, pool_dir: str | None):
@@ -102,6 +103,32 @@ def train(cfg: dict, progress: bool = True) -> dict:
     curve: list[dict] = []
     start = time.perf_counter()
     ev = cfg["eval"]
+    pretrained = None
+    if cfg["pretrain"]["samples"]:
+        pretrained = behaviour_clone(model, cfg, stock_size_at(cfg, 0), workers=n_envs,
+                                     log=print if progress else (lambda *_: None))
+
+    def evaluate(steps: int, stock: int, logger=None) -> None:
+        """A point of the learning curve: the current policy against the eval opponents."""
+        path = os.path.join(log_dir, "latest.zip")
+        model.save(path)
+        results = _summary(evaluate_model(path, cfg, ev["opponents"], ev["games"],
+                                          cfg["seed"] + steps, workers=n_envs), path)
+        point = {"steps": steps, "seconds": round(time.perf_counter() - start, 1),
+                 "stock_size": stock, "win_rate": {}}
+        for opp, r in results.items():
+            if logger is not None:
+                logger.record(f"eval/win_rate_vs_{opp}", r["win_rate"])
+            point["win_rate"][opp] = r["win_rate"]
+        curve.append(point)
+        with open(os.path.join(log_dir, "curve.json"), "w") as f:
+            json.dump(curve, f, indent=1)
+        if progress:
+            print(f"\n[{steps} steps] " + ", ".join(
+                f"vs {o} {r['win_rate']:.1%}" for o, r in results.items()), flush=True)
+
+    if pretrained is not None and ev["games"]:
+        evaluate(0, stock_size_at(cfg, 0))  # where PPO starts from
 
     class Hooks(BaseCallback):
         """Curriculum steps, self-play snapshots and periodic evaluation."""
@@ -127,32 +154,15 @@ def train(cfg: dict, progress: bool = True) -> dict:
                     os.remove(os.path.join(pool_dir, old))
             if ev["games"] and steps >= self.next_eval:
                 self.next_eval += ev["every"]
-                self.evaluate(steps)
+                evaluate(steps, self.stock, self.logger)
             return True
-
-        def evaluate(self, steps: int) -> None:
-            path = os.path.join(log_dir, "latest.zip")
-            self.model.save(path)
-            results = _summary(evaluate_model(path, cfg, ev["opponents"], ev["games"],
-                                              cfg["seed"] + steps, workers=n_envs), path)
-            point = {"steps": steps, "seconds": round(time.perf_counter() - start, 1),
-                     "stock_size": self.stock, "win_rate": {}}
-            for opp, r in results.items():
-                self.logger.record(f"eval/win_rate_vs_{opp}", r["win_rate"])
-                point["win_rate"][opp] = r["win_rate"]
-            curve.append(point)
-            with open(os.path.join(log_dir, "curve.json"), "w") as f:
-                json.dump(curve, f, indent=1)
-            if progress:
-                print(f"\n[{steps} steps] " + ", ".join(
-                    f"vs {o} {r['win_rate']:.1%}" for o, r in results.items()), flush=True)
 
     hooks = Hooks()
     model.learn(total_timesteps=cfg["total_timesteps"], callback=hooks, progress_bar=progress)
     wall = time.perf_counter() - start
     vec.close()
     if ev["games"] and (not curve or curve[-1]["steps"] != model.num_timesteps):
-        hooks.evaluate(model.num_timesteps)
+        evaluate(model.num_timesteps, stock_size_at(cfg, model.num_timesteps))
     path = os.path.join(cfg["output_dir"], f"{name}.zip")
     model.save(path)
     final = {}
@@ -165,7 +175,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
         "name": name, "format": "skipbo-model-card/1", "algorithm": "MaskablePPO",
         "rules": rules.to_dict(), "pile_depth": PILE_DEPTH,
         "config": raw, "seed": cfg["seed"], "steps": int(model.num_timesteps),
-        "wall_time_s": round(wall, 1), "n_envs": n_envs, "machine": f"{os.cpu_count()} cores",
+        "wall_time_s": round(wall, 1), "pretrain": pretrained, "n_envs": n_envs, "machine": f"{os.cpu_count()} cores",
         "versions": versions(), "learning_curve": curve,
         "evaluation": {"games_per_opponent": ev["final_games"],
                        "rules": f"{rules.variant}, {rules.num_players} players, stock "

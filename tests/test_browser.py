@@ -1,0 +1,195 @@
+"""End to end in headless Chromium (Debian's chromium, driven by Playwright): the page plays
+a short game by clicking, highlights the legal targets, refuses an illegal move, and never
+receives a hidden card. Needs the web and test extras and /usr/bin/chromium (.ci/run
+installs them); skipped elsewhere unless CI is set, where a missing browser fails."""
+
+import json
+import os
+import shutil
+import socket
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra is not installed")
+playwright = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+if not os.path.exists(CHROMIUM):
+    if os.environ.get("CI"):
+        raise RuntimeError("CI needs Debian's chromium for the browser tests (.ci/run installs it)")
+    pytest.skip("chromium is not installed", allow_module_level=True)
+
+from skipbo_env.web.server import create_app  # noqa: E402
+
+PLAYER_KEYS = {"seat", "name", "stock_top", "stock_size", "hand_size", "discards", "team",
+               "coins", "hand_stacks"}
+
+
+@pytest.fixture(scope="module")
+def server():
+    import uvicorn
+
+    app = create_app()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    srv = uvicorn.Server(config)
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    for _ in range(100):
+        if srv.started:
+            break
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", app
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox"])
+        yield b
+        b.close()
+
+
+def _states(message):
+    """Every table state in a server message."""
+    out = [message["state"]] if "state" in message else []
+    out += [e["state"] for e in message.get("events", [])]
+    return out
+
+
+def _open(browser, url, messages, seed=3):
+    page = browser.new_page(viewport={"width": 1300, "height": 900})
+    page.add_init_script("window.SKIPBO_FAST = true;")
+
+    def record(response):
+        if "/api/" in response.url:
+            try:
+                messages.append(response.json())
+            except Exception:  # a non-JSON answer would fail the checks below
+                messages.append({"raw": response.text()})
+    page.on("response", record)
+    page.goto(f"{url}/?seed={seed}")
+    page.wait_for_selector(".source")
+    _wait_settled(page)
+    # A short game against naive: two stock cards each.
+    page.select_option("#variant", "short")
+    page.fill("#stock", "2")
+    page.select_option("#opponent-choices select", "naive")
+    with page.expect_response(lambda r: r.url.endswith("/api/games")):
+        page.click("#start")
+    page.wait_for_function("document.querySelector('#draw').textContent !== ''")
+    _wait_settled(page)
+    assert _last_state(messages)["variant"] == "short"
+    return page
+
+
+def _wait_settled(page):
+    """Until the page has shown every move it was sent (it is the person's turn again, or
+    the game is over)."""
+    page.wait_for_function("window.skipboIdle && window.skipboIdle()")
+
+
+def _last_state(messages):
+    return [s for m in messages for s in _states(m)][-1]
+
+
+def test_a_short_game_is_played_to_the_end_by_clicking(server, browser):
+    url, app = server
+    messages = []
+    page = _open(browser, url, messages)
+    checked_highlights = False
+    for _ in range(400):
+        if page.locator("#next").is_visible():
+            break
+        state = _last_state(messages)
+        moves = state["moves"]
+        # Prefer a card onto a building pile; else a discard (ends the turn).
+        move = next((m for m in moves if m["source"] and m["target"]["zone"] == "building"),
+                    None) or next(m for m in moves if m["source"])
+        src = page.locator(f'#me [data-key="{_src_key(move["source"])}"]').first
+        src.click()
+        want = {_tgt_key(m["target"]) for m in moves
+                if m["source"] and _src_key(m["source"]) == _src_key(move["source"])}
+        shown = set(page.eval_on_selector_all(".legal-target", "els => els.map(e => e.dataset.key)"))
+        assert shown == want  # exactly the legal targets of the chosen card are highlighted
+        checked_highlights = True
+        page.locator(f'[data-key="{_tgt_key(move["target"])}"]').first.click()
+        _wait_settled(page)
+    assert checked_highlights
+    assert page.locator("#next").is_visible()
+    assert page.locator("#status").text_content().startswith("Game over")
+    assert page.locator("#log li").count() > 0
+    final = _last_state(messages)
+    assert final["result"] and sum(final["wins"]) == 1
+    _no_hidden_card(page, messages, app)
+    page.close()
+
+
+def _src_key(s):
+    part = f"c{s['card']}" if "card" in s else f"s{s['stack']}" if "stack" in s else \
+        f"p{s['pile']}" if "pile" in s else ""
+    return f"{s['zone']}:{s['seat']}:{part}"
+
+
+def _tgt_key(t):
+    return f"building::p{t['pile']}" if t["zone"] == "building" else \
+        f"discard:{t['seat']}:p{t['pile']}"
+
+
+def _no_hidden_card(page, messages, app):
+    assert messages and all("raw" not in m for m in messages)
+    for message in messages:
+        for state in _states(message):
+            for p in state["players"]:
+                assert set(p) <= PLAYER_KEYS  # of another seat only sizes and public piles
+            assert "draw_pile" not in state and "stocks" not in state
+    # The person's hand in the last message is the server's; the opponents' hands are on the
+    # page only as card backs, and only public cards carry a face.
+    game = app.state.tables.get(page.evaluate("location.hash.slice(1)")).session.game
+    final = _last_state(messages)
+    assert sorted(c["id"] for c in final["hand"]) == sorted(game.hands[0])
+    html = page.content()
+    assert "card back" in html or game.is_over
+    faces = page.eval_on_selector_all("#opponents [data-card-id]", "els => els.length")
+    public = sum((p["stock_top"] is not None) + sum(min(len(d), 4) for d in p["discards"])
+                 for p in final["players"] if p["seat"] != final["seat"])
+    assert faces == public
+
+
+def test_an_illegal_move_is_refused_and_changes_nothing(server, browser):
+    url, app = server
+    messages = []
+    page = _open(browser, url, messages)
+    state = _last_state(messages)
+    # In the page: a card dropped on a pile that is not highlighted is refused on the spot.
+    hand = [m for m in state["moves"] if m["source"] and m["source"]["zone"] == "hand"]
+    move = next(m for m in hand if not any(
+        o["source"] == m["source"] and o["target"]["zone"] == "building" for o in hand))
+    page.locator(f'#me [data-key="{_src_key(move["source"])}"]').first.click()
+    targets = set(page.eval_on_selector_all(".legal-target", "els => els.map(e => e.dataset.key)"))
+    assert targets and not any(t.startswith("building") for t in targets)
+    before = len(messages)
+    page.locator('[data-key="building::p0"]').click()
+    assert "not allowed" in page.locator("#message").text_content()
+    assert len(messages) == before  # nothing was sent
+    # And the server refuses an illegal move sent anyway, leaving the game as it was.
+    gid = page.evaluate("location.hash.slice(1)")
+    legal = {m["action"] for m in state["moves"]}
+    illegal = next(a for a in range(200) if a not in legal)
+    answer = page.evaluate(
+        """async ([gid, action, version]) => {
+             const r = await fetch(`/api/games/${gid}/move`, {method: 'POST',
+               headers: {'Content-Type': 'application/json'},
+               body: JSON.stringify({action, version})});
+             return [r.status, await r.json()];
+           }""", [gid, illegal, state["version"]])
+    assert answer[0] == 422 and "not legal" in answer[1]["error"]
+    now = page.evaluate(f"fetch('/api/games/{gid}').then(r => r.json())")
+    assert json.dumps(now["state"], sort_keys=True) == json.dumps(state, sort_keys=True)
+    page.close()

@@ -1,0 +1,192 @@
+"""Playing against bots: the session behind `skipbo play` and `skipbo serve`, and the
+terminal game driven through its input stream."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from skipbo_env import VARIANTS, Game, Rules, allowed_players
+from skipbo_env.play import PlaySession, parse_opponents, public_state
+
+
+def _random_positions(variant, count, seed):
+    rng = np.random.default_rng(seed)
+    players = allowed_players(variant)
+    for i in range(count):
+        n = players[i % len(players)]
+        game = Game(Rules.preset(variant, n, stock_size=4), int(rng.integers(2**31)))
+        for _ in range(int(rng.integers(0, 60))):
+            if game.is_over:
+                break
+            game.step(int(rng.choice(game.legal_actions())))
+        if not game.is_over:
+            yield game
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_table_sent_to_a_person_holds_no_hidden_card(variant):
+    # Re-dealing every card the seat cannot see (other hands, stocks below the top, the draw
+    # pile) leaves what it is sent unchanged, byte for byte.
+    rng = np.random.default_rng(0)
+    for game in _random_positions(variant, 12, 1):
+        for seat in range(game.rules.num_players):
+            names = [f"p{i}" for i in range(game.rules.num_players)]
+            sent = json.dumps(public_state(game.view(seat), names))
+            other = Game.from_view(game.view(seat), rng)
+            assert other.hands != game.hands or other.draw_pile != game.draw_pile or \
+                other.stocks != game.stocks or game.rules.stacked
+            assert json.dumps(public_state(other.view(seat), names)) == sent
+            state = json.loads(sent)
+            assert "draw_pile" not in state and state["draw_pile_size"] == len(game.draw_pile)
+            for p in state["players"]:
+                assert "hand" not in p and "stock" not in p
+
+
+def test_the_session_plays_the_bots_until_the_persons_turn_and_scores_the_game():
+    s = PlaySession("short", "naive,greedy", seed=2, stock_size=2)
+    assert s.names == ["you", "naive", "greedy"]
+    while not s.game.is_over:
+        s.play_bots()
+        if s.game.is_over:
+            break
+        assert s.human_to_move and s.legal_moves()
+        s.play(s.hint().action)
+    assert s.result() is not None and sum(s.wins) == 1
+    points = s.public_state()["points"]
+    assert sum(points) > 0
+    s.new_game()
+    assert s.games == 2 and s.public_state()["points"] == points and not s.game.is_over
+
+
+def test_a_move_out_of_turn_or_illegal_is_refused_and_changes_nothing():
+    s = PlaySession("short", "naive", seed=5, stock_size=3)
+    s.play_bots()
+    before = s.game.to_dict()
+    legal = set(s.game.legal_actions())
+    illegal = next(a for a in range(s.game.num_actions) if a not in legal)
+    for bad in (illegal, -1, 10**6, "3", 2.0, True):
+        with pytest.raises(ValueError):
+            s.play(bad)
+    assert s.game.to_dict() == before
+    s.play(next(m.action for m in s.legal_moves() if m.target["zone"] == "discard"))
+    if not s.game.is_over and not s.human_to_move:
+        with pytest.raises(ValueError, match="turn"):
+            s.play(s.game.legal_actions()[0])
+
+
+def _session_with_plain_play():
+    """A session where the person can play a hand card onto a building pile without
+    emptying the hand (the move that can be taken back)."""
+    for seed in range(200):
+        s = PlaySession("standard", "naive", seed=seed, stock_size=5)
+        s.play_bots()
+        for m in s.legal_moves():
+            if m.source and m.source["zone"] == "hand" and m.target["zone"] == "building" \
+                    and len(s.game.hands[s.human]) > 1:
+                return s, m
+    raise AssertionError("no position found")
+
+
+def test_undo_takes_back_a_move_of_this_turn_that_turned_up_no_card():
+    s, move = _session_with_plain_play()
+    before = s.game.to_dict()
+    s.play(move.action)
+    assert s.can_undo
+    assert s.undo() == move.text
+    assert s.game.to_dict() == before and not s.can_undo
+
+
+def test_a_discard_commits_the_turn_and_cannot_be_undone():
+    s, _ = _session_with_plain_play()
+    discard = next(m for m in s.legal_moves() if m.target["zone"] == "discard")
+    s.play(discard.action)
+    assert not s.can_undo
+    with pytest.raises(ValueError, match="nothing to undo"):
+        s.undo()
+
+
+def test_a_stock_play_turns_up_a_card_and_cannot_be_undone():
+    for seed in range(300):
+        s = PlaySession("standard", "naive", seed=seed, stock_size=5)
+        s.play_bots()
+        stock = [m for m in s.legal_moves() if m.source and m.source["zone"] == "stock"]
+        if stock:
+            s.play(stock[0].action)
+            assert not s.can_undo
+            return
+    raise AssertionError("no stock play found")
+
+
+def test_the_hint_is_experts_move():
+    from skipbo_env.agents import make_agent
+
+    s = PlaySession("standard", "expert", seed=3)
+    s.play_bots()
+    assert s.hint().action == make_agent("expert", 0).act(s.game)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("", "give 1 to 5 opponents"), ("a,b,c,d,e,f", "at most 5 opponents"),
+    ("wizard", "unknown agent 'wizard'")])
+def test_bad_opponents_are_refused_naming_the_problem(spec, message):
+    with pytest.raises(ValueError, match=message):
+        PlaySession("standard", spec)
+
+
+def test_every_variant_can_be_played_with_up_to_five_opponents():
+    assert parse_opponents("random, naive") == ["random", "naive"]
+    for variant in VARIANTS:
+        n = max(allowed_players(variant))
+        s = PlaySession(variant, ",".join(["random"] * (n - 1)), seed=1, stock_size=2)
+        for _ in range(30):
+            s.play_bots()
+            if s.game.is_over:
+                break
+            s.play(s.legal_moves()[0].action)
+        json.dumps(s.public_state())
+
+
+def _play(args, stdin, timeout=120):
+    return subprocess.run([sys.executable, "-m", "skipbo_env.cli", "play", *args], input=stdin,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_skipbo_play_runs_a_whole_game_from_its_input_stream(tmp_path):
+    log = tmp_path / "game.log"
+    # Bad keys first, then the hint, undo and log commands, then always the first move.
+    stdin = "x\n99\n\nh\nu\nl\n?\n" + "1\n" * 400 + "n\n"
+    result = _play(["--variant", "short", "--stock-size", "2", "--opponents", "naive",
+                    "--fast", "--seed", "4", "--log", str(log)], stdin)
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Traceback" not in out + result.stderr
+    assert "unknown key 'x'" in out and "there is no move 99" in out
+    assert "hint: expert would play" in out and "nothing to undo" in out
+    assert "game over:" in out and "another game?" in out
+    text = log.read_text()
+    assert text.startswith("game 1: short, 2 players, stock 2") and "game 1 over:" in text
+
+
+def test_skipbo_play_leaves_quietly_at_the_end_of_input():
+    result = _play(["--variant", "masters", "--opponents", "random,random", "--fast",
+                    "--seed", "1"], "1\n")
+    assert result.returncode == 0 and "end of input: leaving the game" in result.stdout
+    assert "Traceback" not in result.stderr and "coins" in result.stdout
+
+
+def test_skipbo_play_refuses_bad_arguments_with_a_message():
+    result = _play(["--opponents", "wizard"], "")
+    assert result.returncode == 2 and "unknown agent 'wizard'" in result.stderr
+    result = _play(["--variant", "partnership", "--opponents", "naive"], "")
+    assert result.returncode == 2 and "partnership" in result.stderr
+
+
+def test_skipbo_watch_shows_bots_playing_each_other():
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "watch", "--players",
+                             "expert,naive", "--variant", "short", "--stock-size", "3",
+                             "--fast"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "player 0 (expert):" in result.stdout and "game over:" in result.stdout

@@ -1,0 +1,51 @@
+"""The shipped checkpoints (checkpoints/*.zip, trained by configs/*.yaml; docs/training.md)
+load with their model cards and play legal moves in every seat of their own game."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
+
+from skipbo_env import Game, Rules  # noqa: E402
+from skipbo_env.agents import make_agent  # noqa: E402
+from training.config import load  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = ["standard_2p", "short_2p"]
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_a_shipped_checkpoint_has_the_model_card_of_its_config(name):
+    card = json.loads((ROOT / "checkpoints" / f"{name}.json").read_text())
+    cfg = load(str(ROOT / "configs" / f"{name}.yaml"))
+    raw = {k: v for k, v in cfg.items() if not k.startswith("_")}
+    assert card["config"] == raw and card["seed"] == cfg["seed"]
+    assert card["rules"] == cfg["_rules"].to_dict()
+    assert card["steps"] >= cfg["total_timesteps"]
+    results = card["evaluation"]["results"]
+    assert set(results) == set(cfg["eval"]["final_opponents"])
+    assert all(r["games"] == cfg["eval"]["final_games"] for r in results.values())
+    assert (ROOT / "checkpoints" / f"{name}.zip").stat().st_size < 10 * 2**20
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_a_shipped_checkpoint_loads_and_plays_legal_moves_in_every_seat(name):
+    path = str(ROOT / "checkpoints" / f"{name}.zip")
+    card = json.loads((ROOT / "checkpoints" / f"{name}.json").read_text())
+    rules = Rules.from_dict(card["rules"])
+    agent = make_agent(path)
+    for seat in range(rules.num_players):
+        game = Game(rules, 100 + seat)
+        others = make_agent("greedy", seat)
+        moves = 0
+        while not game.is_over:
+            if game.current_player == seat:
+                action = agent.act(game)
+                assert action in game.legal_actions()
+                moves += 1
+            else:
+                action = others.act(game)
+            game.step(action)
+        assert moves > 0 and game.phase in ("won", "drawn", "truncated")
