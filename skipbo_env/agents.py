@@ -185,7 +185,10 @@ class ExpertAgent(GreedyAgent):
     4. else play numbers from the hand, then from discard-pile tops, onto building piles that
        stay out of the next player's reach (`_safe`); never spend a wild but on the stock's
        chain;
-    5. else discard: a card the stock's chain does not need, onto a pile whose top is the same
+    5. else, when nothing is left to draw (draw pile and set-aside cards both empty), play
+       any number, then any wild, rather than hold back: a round with no card played there
+       ends the game as a draw;
+    6. else discard: a card the stock's chain does not need, onto a pile whose top is the same
        number or one higher (keeping descending runs and duplicates together), else onto an
        empty pile, else onto the pile it buries least; wilds are never discarded while a
        number can be.
@@ -203,7 +206,7 @@ class ExpertAgent(GreedyAgent):
         plays = _plays(view)
         if plays:
             action = _first(view, plays, self._stock_play, self._chain_step, self._hand_out,
-                            self._safe_play)
+                            self._safe_play, self._unstall)
             if action is not None:
                 return action
             if view.rules.stacked or view.phase == "coin_followup":
@@ -379,6 +382,15 @@ class ExpertAgent(GreedyAgent):
             # Hand numbers first (a smaller hand draws more fresh cards), then discard tops.
             order = {"hand": 0, "discard": 1, "stock": 2}[source.kind]
             options.append((order, -len(view.building_piles[pile]), action))
+        return min(options)[2] if options else None
+
+    def _unstall(self, view: SeatView, plays) -> int | None:
+        """With nothing left to draw, any play (numbers before wilds, the highest pile
+        first) rather than a turn that may end the game as a draw."""
+        if view.draw_pile_size or view.set_aside:
+            return None
+        options = [(view.rank(self._card(view, source)) == 0, -len(view.building_piles[pile]),
+                    action) for action, source, pile in plays]
         return min(options)[2] if options else None
 
     def _discard(self, view: SeatView) -> int:

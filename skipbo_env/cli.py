@@ -14,34 +14,22 @@ from .render import render_table
 from .rules import VARIANTS, Rules
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {value}")
-    return value
+def _ranged(kind, what: str, low, high=None):
+    """An argparse type: a number of `kind` from `low` to `high` (no upper end if None)."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+        return value
+    return parse
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected seconds, got {text!r}") from None
-    if not 0 <= value <= 60:
-        raise argparse.ArgumentTypeError(f"expected 0 to 60 seconds, got {value}")
-    return value
-
-
-def _port(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a port number, got {text!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"expected a port from 0 to 65535, got {value}")
-    return value
+_positive = _ranged(int, "a positive integer", 1)
+_seconds = _ranged(float, "0 to 60 seconds", 0, 60)
+_port = _ranged(int, "a port from 0 to 65535", 0, 65535)
 
 
 def demo(variant: str, num_players: int, seed: int, stock_size: int | None, out=sys.stdout) -> Game:

@@ -9,6 +9,7 @@ it (built from that seat's `SeatView` only, so it holds no hidden card).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from .actions import HAND, STOCK
-from .agents import Agent, make_agent
+from .agents import Agent, is_checkpoint, make_agent
 from .engine import COIN, Game, card_name
 from .match import Match
 from .rules import Rules
@@ -156,7 +157,10 @@ class PlaySession:
         self.bots: dict[int, Agent] = {}
         for s, name in zip(others, names):
             self.bots[s] = make_agent(name, int(rng.integers(2**31)))
-        self.names = ["you" if s == human_seat else names[others.index(s)] for s in range(n)]
+        # A checkpoint is shown by its file name without the folder and ".zip".
+        shown = [os.path.splitext(os.path.basename(x))[0] if is_checkpoint(x) else x
+                 for x in names]
+        self.names = ["you" if s == human_seat else shown[others.index(s)] for s in range(n)]
         self._helper = make_agent("expert", 0)
         self._match_seed = int(rng.integers(2**63))
         self.match = Match(self.rules, self._match_seed)

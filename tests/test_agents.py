@@ -175,6 +175,27 @@ def test_expert_starts_a_chain_with_a_hand_wild_on_building_pile_0():
     assert game.describe(0) == "hand Skip-Bo -> building pile 0 as 6"
 
 
+def _with_nothing_to_draw(game):
+    """The same position with the draw pile's cards moved under player 1's discard piles."""
+    state = game.to_dict()
+    cards, state["draw_pile"] = state["draw_pile"], []
+    for i, card in enumerate(cards):
+        state["players"][1]["discard_piles"][i % 4].insert(0, card)
+    return Game.from_dict(state)
+
+
+def test_expert_plays_rather_than_hold_back_when_nothing_is_left_to_draw():
+    # Raising the pile to 7 puts it one below the next player's stock 8: expert holds the 7
+    # back and discards, unless nothing is left to draw, where a round without a play could
+    # end the game as a draw.
+    game = position(STANDARD, building=[[1, 2, 3, 4, 5, 6]],
+                    players=[{"hand": [7, 11], "stock": [9]}, {"stock": [8]}])
+    assert game.describe(make_agent("expert").act(game)).startswith("discard hand")
+    empty = _with_nothing_to_draw(game)
+    assert not empty.draw_pile and not empty.set_aside
+    assert empty.describe(make_agent("expert").act(empty)) == "hand 7 -> building pile 0"
+
+
 def test_a_round_robin_gives_the_pairwise_table_and_elo_ratings():
     from skipbo_env.tournament import elo, round_robin
     rules = Rules.preset("standard", 2, stock_size=4)

@@ -49,3 +49,16 @@ def test_a_shipped_checkpoint_loads_and_plays_legal_moves_in_every_seat(name):
                 action = others.act(game)
             game.step(action)
         assert moves > 0 and game.phase in ("won", "drawn", "truncated")
+
+
+def test_a_shipped_checkpoint_is_an_opponent_in_the_terminal_game():
+    from skipbo_env.play import PlaySession
+
+    session = PlaySession("short", str(ROOT / "checkpoints" / "short_2p.zip"), seed=0,
+                          stock_size=3)
+    assert session.names == ["you", "short_2p"]
+    while not session.game.is_over:
+        session.play_bots()
+        if not session.game.is_over:
+            session.play(session.hint().action)
+    assert session.result() is not None

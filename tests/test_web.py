@@ -149,3 +149,45 @@ def test_the_page_and_its_scripts_are_served(client):
     assert client.get("/static/app.js").status_code == 200
     options = client.get("/api/options").json()
     assert "expert" in options["players"] and "standard" in options["variants"]
+
+
+def test_skipbo_serve_binds_localhost_prints_the_address_and_serves_the_page():
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([sys.executable, "-m", "skipbo_env.cli", "serve", "--port",
+                             str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    try:
+        line = proc.stdout.readline()
+        assert f"http://127.0.0.1:{port}/" in line
+        for _ in range(100):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as r:
+                    assert r.status == 200 and b"Skip-Bo" in r.read()
+                break
+            except OSError:
+                import time
+                time.sleep(0.1)
+        else:
+            raise AssertionError("the server did not answer")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--port", "70000"], "expected a port from 0 to 65535"),
+    (["--checkpoint", "nowhere/missing.zip"], "checkpoint nowhere/missing.zip does not exist")])
+def test_skipbo_serve_refuses_bad_arguments_naming_them(args, message):
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "serve", *args],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and message in result.stderr

@@ -23,6 +23,9 @@ def read_curve(path: str) -> tuple[str, list[dict]]:
         raise ValueError(f"cannot read {path}: {e}") from None
     if isinstance(data, dict):
         label, points = data.get("name", path), data.get("learning_curve")
+        pretrain = data.get("pretrain")
+        if isinstance(pretrain, dict) and "teacher" in pretrain:
+            label += f"\n(step 0: after cloning {pretrain['teacher']})"
     else:
         label, points = os.path.basename(os.path.dirname(path)) or path, data
     if not isinstance(points, list) or not all(
@@ -38,7 +41,7 @@ def plot(paths: list[str], out: str) -> None:
     import matplotlib.pyplot as plt
 
     curves = [read_curve(p) for p in paths]
-    fig, axes = plt.subplots(1, len(curves), figsize=(6 * len(curves), 4), squeeze=False)
+    fig, axes = plt.subplots(1, len(curves), figsize=(6 * len(curves), 4.3), squeeze=False)
     for ax, (label, points) in zip(axes[0], curves):
         opponents = sorted({o for p in points for o in p["win_rate"]})
         for opp in opponents:
