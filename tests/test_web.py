@@ -90,6 +90,17 @@ def test_a_move_out_of_turn_or_against_an_old_state_is_refused_with_409(client):
     _unchanged(client, gid, now)
 
 
+def test_a_move_chosen_in_another_games_state_is_refused_with_409(client):
+    gid, state = _new(client, seed=1)
+    other, other_state = _new(client, seed=1)  # the same deal, so the same moves
+    move = other_state["moves"][0]
+    r = client.post(f"/api/games/{gid}/move", json={"action": move["action"],
+                                                    "version": other_state["version"]})
+    assert r.status_code == 409
+    _unchanged(client, gid, state)
+    _unchanged(client, other, other_state)
+
+
 def test_a_move_once_the_game_is_over_is_refused_with_409(client):
     gid, state = _new(client, stock_size=1)
     while not state["result"]:

@@ -12,7 +12,8 @@ API (JSON):
 - ``POST /api/games/{id}/move`` ``{"action": n, "version": v}``: the human's move, then the
   bots' moves up to the human's next turn; answers ``{"state", "events": [{"seat", "text",
   "state"}, ...]}`` (each bot move with the table after it, for animation). ``version`` is
-  the state's ``version``: a move made against an old state is refused (409).
+  the state's ``version`` (counted from a random start per table): a move made against an
+  old state, or against another game's state, is refused (409).
 - ``POST /api/games/{id}/undo`` ``{"version": v}``, ``POST /api/games/{id}/hint``,
   ``POST /api/games/{id}/next`` (the next game at the same table, scores kept).
 Errors: 400 malformed JSON or fields, 404 unknown game, 409 not your turn / stale version /
@@ -49,7 +50,9 @@ class Table:
 
     def __init__(self, session: PlaySession):
         self.session = session
-        self.version = 0
+        # Versions count the table's changes from a random start, so a state (and a move
+        # chosen in it) from one table never carries a version another table has.
+        self.version = secrets.randbelow(2**50)
         self.lock = asyncio.Lock()  # one request at a time per table
 
     def state(self) -> dict:
