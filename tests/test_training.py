@@ -46,7 +46,9 @@ def test_training_writes_the_checkpoint_and_its_model_card(smoke):
     assert set(results) == {"random", "naive"}
     for r in results.values():
         assert r["games"] == 4 and 0 <= r["ci95"][0] <= r["win_rate"] <= r["ci95"][1] <= 1
-    assert [p["steps"] for p in written["learning_curve"]] == [256, 512]
+    # Step 0 is the policy cloned from expert, before any PPO step.
+    assert [p["steps"] for p in written["learning_curve"]] == [0, 256, 512]
+    assert written["pretrain"]["samples"] >= 200 and written["pretrain"]["stock_size"] == 2
 
 
 def test_self_play_snapshots_join_the_pool_during_training(smoke):
