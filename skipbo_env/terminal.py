@@ -163,7 +163,7 @@ class TerminalGame:
         discards: dict[str, list[str]] = {}
         for i, m in enumerate(moves, 1):
             if m.target is not None and m.target["zone"] == "discard":
-                card = m.text.split(" -> ")[0].removeprefix("discard hand ")
+                card = self.session.game.card_name(m.source["card"])
                 discards.setdefault(card, []).append(f"[cyan]{i}[/cyan] pile {m.target['pile']}")
             else:
                 self.console.print(f"  [cyan]{i:>2}[/cyan] {m.text}", highlight=False)

@@ -147,9 +147,9 @@ def move(table: Table, body: dict) -> dict:
         raise ApiError(409, "the game is over; start the next game")
     if not session.human_to_move:
         raise ApiError(409, "it is not your turn")
-    if action not in session.game.legal_actions():
+    played = next((m for m in session.legal_moves() if m.action == action), None)
+    if played is None:
         raise ApiError(422, f"move {action} is not legal now")
-    played = next(m for m in session.legal_moves() if m.action == action)
     session.play(action)
     table.version += 1
     events = [{"seat": session.human, **played.to_dict(), "state": table.state()}]
