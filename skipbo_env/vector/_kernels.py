@@ -15,7 +15,12 @@ State of game g (see `Tables` in layout.py for the static side):
 from __future__ import annotations
 
 import numpy as np
+from functools import partial
+
 from numba import njit, prange
+
+# Cached machine code; numpy's error model: no zero-division checks (no divisor here is zero).
+jit = partial(njit, cache=True, error_model="numpy")
 
 # -- static parameters: indices into prm -----------------------------------------------------------
 P_N, P_B, P_D, P_HS, P_TOP, P_R, P_STACKED, P_COINS, P_WOW, P_STOCK, P_MAXT, P_DECK = range(12)
@@ -51,7 +56,7 @@ _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
 
 
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def _mulhi(a, b):
     a_lo, a_hi = a & _M32, a >> _U32
     b_lo, b_hi = b & _M32, b >> _U32
@@ -62,7 +67,7 @@ def _mulhi(a, b):
     return a_hi * b_hi + (mid1 >> _U32) + (mid2 >> _U32) + carry
 
 
-@njit(cache=True)
+@jit(inline="always")
 def next_uint64(rng, g):
     """One step of game g's PCG64: the state advances, then the XSL-RR output."""
     sh, sl = rng[g, 0], rng[g, 1]
@@ -77,7 +82,7 @@ def next_uint64(rng, g):
     return (x >> rot) | (x << ((_U64 - rot) & _U63))
 
 
-@njit(cache=True)
+@jit(inline="always")
 def next_uint32(rng, g):
     if rng[g, 4] != _ZERO:
         rng[g, 4] = _ZERO
@@ -88,7 +93,7 @@ def next_uint32(rng, g):
     return value & _M32
 
 
-@njit(cache=True)
+@jit(inline="always")
 def random_interval(rng, g, top):
     """A number in 0..top by numpy's masked rejection (top below 2**32)."""
     if top == 0:
@@ -106,7 +111,7 @@ def random_interval(rng, g, top):
             return np.int64(value)
 
 
-@njit(cache=True)
+@jit
 def shuffle(piles, rng, g, k, n):
     """Shuffle the first n cards of pile k as `Generator.shuffle` does."""
     for i in range(n - 1, 0, -1):
@@ -117,7 +122,7 @@ def shuffle(piles, rng, g, k, n):
 
 
 # -- agents' own random numbers (splitmix64), apart from the games' generators -------------------
-@njit(cache=True)
+@jit(inline="always")
 def agent_random(arng, g, top):
     """A number in 0..top-1 from game g's agent generator."""
     z = arng[g] + np.uint64(0x9E3779B97F4A7C15)
@@ -129,7 +134,7 @@ def agent_random(arng, g, top):
 
 
 # -- rules --------------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def fits(prm, piles, lens, g, card, i):
     """Whether building pile i takes card (engine.fits)."""
     k = prm[P_BUILD] + i
@@ -142,7 +147,7 @@ def fits(prm, piles, lens, g, card, i):
     return rank == size + 1
 
 
-@njit(cache=True)
+@jit(inline="always")
 def draw_card(piles, lens, rng, prm, g):
     """The draw pile's top card (-2 when nothing is left to draw); an empty draw pile is
     replaced by the shuffled set-aside cards."""
@@ -160,7 +165,7 @@ def draw_card(piles, lens, rng, prm, g):
     return piles[g, dk, lens[g, dk]]
 
 
-@njit(cache=True)
+@jit
 def draw(piles, lens, rng, prm, g, p, count):
     hk = prm[P_HANDS] + p
     for _ in range(count):
@@ -171,7 +176,7 @@ def draw(piles, lens, rng, prm, g, p, count):
         lens[g, hk] += 1
 
 
-@njit(cache=True)
+@jit
 def start_turn(piles, lens, scal, rng, prm, g):
     p = scal[g, S_CUR]
     scal[g, S_PLAYED] = 0
@@ -188,7 +193,7 @@ def start_turn(piles, lens, scal, rng, prm, g):
         draw(piles, lens, rng, prm, g, p, hs - lens[g, prm[P_HANDS] + p])
 
 
-@njit(cache=True)
+@jit
 def deal(piles, lens, scal, rng, prm, deck, g):
     """A new game in row g from its generator as it stands (Game.__init__ with that
     generator): shuffle the deck, deal the stocks from its end, seat 0 starts."""
@@ -220,7 +225,7 @@ def deal(piles, lens, scal, rng, prm, deck, g):
     start_turn(piles, lens, scal, rng, prm, g)
 
 
-@njit(cache=True)
+@jit(inline="always")
 def team_stocks_empty(lens, prm, team_id, teams, g, p):
     if prm[P_TEAMS] == 0:
         return lens[g, prm[P_STOCKS] + p] == 0
@@ -230,7 +235,7 @@ def team_stocks_empty(lens, prm, team_id, teams, g, p):
     return True
 
 
-@njit(cache=True)
+@jit
 def end_turn(piles, lens, scal, rng, prm, g):
     scal[g, S_PHASE] = PLAY
     scal[g, S_PPILE] = -1
@@ -250,7 +255,7 @@ def end_turn(piles, lens, scal, rng, prm, g):
     start_turn(piles, lens, scal, rng, prm, g)
 
 
-@njit(cache=True)
+@jit
 def place(piles, lens, scal, rng, prm, team_id, teams, g, card, i, stock_owner):
     """Put card on building pile i (engine.Game._place)."""
     n, b, top = prm[P_N], prm[P_B], prm[P_TOP]
@@ -289,7 +294,7 @@ def place(piles, lens, scal, rng, prm, team_id, teams, g, card, i, stock_owner):
         draw(piles, lens, rng, prm, g, p, prm[P_HS])
 
 
-@njit(cache=True)
+@jit(inline="always")
 def remove_from_hand(piles, lens, prm, g, p, card):
     """Take the matching card held longest out of a refill hand."""
     hk = prm[P_HANDS] + p
@@ -302,7 +307,7 @@ def remove_from_hand(piles, lens, prm, g, p, card):
     lens[g, hk] = size - 1
 
 
-@njit(cache=True)
+@jit
 def step_game(piles, lens, scal, rng, prm, owners, team_id, teams, act, g, a):
     """Apply action a (trusted legal) to game g (engine.Game.step)."""
     n, b, d = prm[P_N], prm[P_B], prm[P_D]
@@ -373,32 +378,38 @@ def step_game(piles, lens, scal, rng, prm, owners, team_id, teams, act, g, a):
             draw(piles, lens, rng, prm, g, p, prm[P_HS])
 
 
-@njit(cache=True)
-def _mark_plays(mask, prm, piles, lens, g, card, source):
+@jit(inline="always")
+def _mark_plays(masks, prm, piles, lens, g, card, source):
     """Mark the plays of card from play source number `source`; returns how many."""
-    b = prm[P_B]
+    b, k = prm[P_B], prm[P_BUILD]
+    rank = card % (prm[P_TOP] + 1)
     marked = 0
     for i in range(b):
-        if fits(prm, piles, lens, g, card, i):
-            mask[source * b + i] = 1
+        size = lens[g, k + i]
+        if rank == 0:
+            ok = prm[P_WOW] or not (size > 0 and piles[g, k + i, size - 1] == 0)
+        else:
+            ok = rank == size + 1
+        if ok:
+            masks[g, source * b + i] = 1
             marked += 1
     return marked
 
 
-@njit(cache=True)
-def legal_mask(piles, lens, scal, prm, owners, g, mask):
+@jit
+def legal_mask(piles, lens, scal, prm, owners, g, masks):
     """Write game g's legal actions into mask (engine.Game._compute_legal); returns their
     number."""
-    mask[:] = 0
+    masks[g, :] = 0
     phase = scal[g, S_PHASE]
     p = scal[g, S_CUR]
     n, b, d, top = prm[P_N], prm[P_B], prm[P_D], prm[P_TOP]
     if phase == TOLL:
         count = 1
         if scal[g, S_COINS + p] >= scal[g, S_PTOLL]:
-            mask[prm[P_PAY]] = 1
+            masks[g, prm[P_PAY]] = 1
             count = 2
-        mask[prm[P_DECLINE]] = 1
+        masks[g, prm[P_DECLINE]] = 1
         return count
     if phase == FOLLOWUP:
         i = scal[g, S_PPILE]
@@ -407,14 +418,14 @@ def legal_mask(piles, lens, scal, prm, owners, g, mask):
         for j in range(lens[g, hk]):
             c = piles[g, hk, j]
             if fits(prm, piles, lens, g, c, i):
-                if mask[c * b + i] == 0:
+                if masks[g, c * b + i] == 0:
                     count += 1
-                mask[c * b + i] = 1
+                masks[g, c * b + i] = 1
         s = prm[P_STOCKSRC]
         for j in range(d + 1):
             k = prm[P_STOCKS] + p if j == 0 else prm[P_DISCS] + p * d + j - 1
             if lens[g, k] and fits(prm, piles, lens, g, piles[g, k, lens[g, k] - 1], i):
-                mask[(s + j) * b + i] = 1
+                masks[g, (s + j) * b + i] = 1
                 count += 1
         return count
     if phase != PLAY:
@@ -425,15 +436,15 @@ def legal_mask(piles, lens, scal, prm, owners, g, mask):
         for s in range(hs):
             k = prm[P_HANDS] + p * hs + s
             if lens[g, k]:
-                count += _mark_plays(mask, prm, piles, lens, g, piles[g, k, lens[g, k] - 1], s)
+                count += _mark_plays(masks, prm, piles, lens, g, piles[g, k, lens[g, k] - 1], s)
     else:
         hk = prm[P_HANDS] + p
         for j in range(lens[g, hk]):
             c = piles[g, hk, j]
-            if mask[prm[P_DBASE] + c * d] == 0:  # first of its kind: plays and discards
-                count += _mark_plays(mask, prm, piles, lens, g, c, c)
+            if masks[g, prm[P_DBASE] + c * d] == 0:  # first of its kind: plays and discards
+                count += _mark_plays(masks, prm, piles, lens, g, c, c)
                 for m in range(d):
-                    mask[prm[P_DBASE] + c * d + m] = 1
+                    masks[g, prm[P_DBASE] + c * d + m] = 1
                 count += d
     s = prm[P_STOCKSRC]
     for t in range(prm[P_TM] + 1):
@@ -441,24 +452,24 @@ def legal_mask(piles, lens, scal, prm, owners, g, mask):
         for j in range(d + 1):
             k = prm[P_STOCKS] + owner if j == 0 else prm[P_DISCS] + owner * d + j - 1
             if lens[g, k]:
-                count += _mark_plays(mask, prm, piles, lens, g, piles[g, k, lens[g, k] - 1], s)
+                count += _mark_plays(masks, prm, piles, lens, g, piles[g, k, lens[g, k] - 1], s)
             s += 1
     if prm[P_STACKED]:
         if count == 0:
-            mask[prm[P_END]] = 1
+            masks[g, prm[P_END]] = 1
             count = 1
         return count
     hand_empty = lens[g, prm[P_HANDS] + p] == 0
     if prm[P_COINS]:
-        count += _coin_actions(piles, lens, scal, prm, g, p, mask)
+        count += _coin_actions(piles, lens, scal, prm, g, p, masks)
     if hand_empty:
-        mask[prm[P_END]] = 1
+        masks[g, prm[P_END]] = 1
         count += 1
     return count
 
 
-@njit(cache=True)
-def _coin_actions(piles, lens, scal, prm, g, p, mask):
+@jit
+def _coin_actions(piles, lens, scal, prm, g, p, masks):
     """Skip-Bo Masters: coin plays (only with a follow-up from the player's own cards), then
     purchases (engine.Game._coin_actions)."""
     n, b, d, top = prm[P_N], prm[P_B], prm[P_D], prm[P_TOP]
@@ -482,7 +493,7 @@ def _coin_actions(piles, lens, scal, prm, g, p, mask):
                 if rank == 0 or rank == need + 1:
                     ok = True
         if ok:
-            mask[prm[P_CBASE] + i] = 1
+            masks[g, prm[P_CBASE] + i] = 1
             count += 1
     if coins >= 1:
         src = 0
@@ -494,153 +505,154 @@ def _coin_actions(piles, lens, scal, prm, g, p, mask):
                     card = piles[g, k, lens[g, k] - 1]
                     for i in range(b):
                         if fits(prm, piles, lens, g, card, i):
-                            mask[prm[P_PBASE] + src * b + i] = 1
+                            masks[g, prm[P_PBASE] + src * b + i] = 1
                             count += 1
                 src += 1
     return count
 
 
 # -- observation ---------------------------------------------------------------------------------
-@njit(cache=True)
-def _encode_pile(piles, lens, prm, scale, deck, g, k, obs, o):
-    """One pile at obs[o:]: size, top one-hot, top codes, counts below (ObservationEncoder)."""
+@jit(inline="always")
+def _encode_pile(piles, lens, prm, scale, deck, g, k, obs, o, seen):
+    """One pile at obs[g, o:]: size, top one-hot, top codes, counts below (ObservationEncoder);
+    its cards are counted into seen[g]."""
     r, depth = prm[P_R], prm[O_DEPTH]
     size = lens[g, k]
-    obs[o] = np.float32(size) * scale[o]
+    obs[g, o] = np.float32(size) * scale[o]
     if size:
-        obs[o + 1 + piles[g, k, size - 1]] = scale[o + 1 + piles[g, k, size - 1]]
+        obs[g, o + 1 + piles[g, k, size - 1]] = scale[o + 1 + piles[g, k, size - 1]]
     else:
-        obs[o + 1 + r] = scale[o + 1 + r]
+        obs[g, o + 1 + r] = scale[o + 1 + r]
     codes = o + 2 + r
     shown = min(size, depth)
     for m in range(shown):
         c = piles[g, k, size - 1 - m]
-        obs[codes + m] = np.float32(c + 1) * scale[codes + m]
+        obs[g, codes + m] = np.float32(c + 1) * scale[codes + m]
+        seen[g, c] += 1
     below = codes + depth
     for m in range(size - shown):
         c = piles[g, k, m]
-        obs[below + c] += np.float32(1.0)
+        obs[g, below + c] += np.float32(1.0)
+        seen[g, c] += 1
     if size > shown:
         for c in range(r):
-            obs[below + c] *= scale[below + c]
+            obs[g, below + c] *= scale[below + c]
 
 
-@njit(cache=True)
+@jit
 def encode(piles, lens, scal, prm, team_id, scale, deck, seen, g, seat, obs):
     """Game g from `seat`'s point of view into obs (ObservationEncoder.encode); `seen` is a
     scratch row of card counts."""
     n, b, d, top, r = prm[P_N], prm[P_B], prm[P_D], prm[P_TOP], prm[P_R]
     hs, stacked = prm[P_HS], prm[P_STACKED]
-    obs[:] = 0.0
-    seen[:] = 0
+    obs[g, :] = 0.0
+    seen[g, :] = 0
     cur = scal[g, S_CUR]
-    obs[prm[O_TOACT] + (cur - seat) % n] = 1.0
+    obs[g, prm[O_TOACT] + (cur - seat) % n] = 1.0
     o = prm[O_DRAW]
-    obs[o] = np.float32(lens[g, prm[P_DRAW]]) * scale[o]
+    obs[g, o] = np.float32(lens[g, prm[P_DRAW]]) * scale[o]
     ak = prm[P_ASIDE]
-    obs[o + 1] = np.float32(lens[g, ak]) * scale[o + 1]
-    obs[o + 2] = np.float32(scal[g, S_TURN]) * scale[o + 2]
+    obs[g, o + 1] = np.float32(lens[g, ak]) * scale[o + 1]
+    obs[g, o + 2] = np.float32(scal[g, S_TURN]) * scale[o + 2]
     for j in range(lens[g, ak]):
-        seen[piles[g, ak, j]] += 1
+        seen[g, piles[g, ak, j]] += 1
     ob, ow = prm[O_BUILD], prm[O_BWILD]
     for i in range(b):
         k = prm[P_BUILD] + i
-        obs[ob + i * top + lens[g, k]] = 1.0
+        obs[g, ob + i * top + lens[g, k]] = 1.0
         wilds = 0
         for j in range(lens[g, k]):
             c = piles[g, k, j]
             if c >= 0:
-                seen[c] += 1
+                seen[g, c] += 1
             if c == 0:
                 wilds += 1
-        obs[ow + i] = np.float32(wilds) * scale[ow + i]
+        obs[g, ow + i] = np.float32(wilds) * scale[ow + i]
     if not stacked:
         oh = prm[O_OWN]
         hk = prm[P_HANDS] + seat
         for j in range(lens[g, hk]):
-            seen[piles[g, hk, j]] += 1
-            obs[oh + piles[g, hk, j]] += 1.0
+            seen[g, piles[g, hk, j]] += 1
+            obs[g, oh + piles[g, hk, j]] += 1.0
         for c in range(r):
-            obs[oh + c] *= scale[oh + c]
+            obs[g, oh + c] *= scale[oh + c]
     width, pw, poff = prm[O_SEATW], prm[O_PILEW], prm[O_PILEOFF]
     team = team_id[seat]
     for m in range(n):
         p = (seat + m) % n
         o = prm[O_SEATS] + m * width
         if team_id[p] == team:
-            obs[o] = 1.0
-        obs[o + 1] = np.float32(min(scal[g, S_COINS + n + b + p], 500)) * scale[o + 1]
+            obs[g, o] = 1.0
+        obs[g, o + 1] = np.float32(min(scal[g, S_COINS + n + b + p], 500)) * scale[o + 1]
         sk = prm[P_STOCKS] + p
         size = lens[g, sk]
         if size:
             c = piles[g, sk, size - 1]
-            obs[o + 2 + c] = 1.0
-            seen[c] += 1
+            obs[g, o + 2 + c] = 1.0
+            seen[g, c] += 1
         else:
-            obs[o + 2 + r] = 1.0
-        obs[o + 3 + r] = np.float32(size) * scale[o + 3 + r]
+            obs[g, o + 2 + r] = 1.0
+        obs[g, o + 3 + r] = np.float32(size) * scale[o + 3 + r]
         if stacked:
             for s in range(hs):
                 k = prm[P_HANDS] + p * hs + s
-                _encode_pile(piles, lens, prm, scale, deck, g, k, obs, o + poff + s * pw)
-                for j in range(lens[g, k]):
-                    seen[piles[g, k, j]] += 1
+                _encode_pile(piles, lens, prm, scale, deck, g, k, obs, o + poff + s * pw,
+                             seen)
         else:
-            obs[o + 4 + r] = np.float32(lens[g, prm[P_HANDS] + p]) * scale[o + 4 + r]
+            obs[g, o + 4 + r] = np.float32(lens[g, prm[P_HANDS] + p]) * scale[o + 4 + r]
             for s in range(d):
                 k = prm[P_DISCS] + p * d + s
-                _encode_pile(piles, lens, prm, scale, deck, g, k, obs, o + poff + s * pw)
-                for j in range(lens[g, k]):
-                    seen[piles[g, k, j]] += 1
+                _encode_pile(piles, lens, prm, scale, deck, g, k, obs, o + poff + s * pw,
+                             seen)
     u = prm[O_UNSEEN]
     for c in range(r):
-        obs[u + c] = np.float32(deck[c] - seen[c]) * scale[u + c]
+        obs[g, u + c] = np.float32(deck[c] - seen[g, c]) * scale[u + c]
     if prm[P_COINS]:
         o = prm[O_COINS]
         for m in range(n):
-            obs[o + m] = np.float32(scal[g, S_COINS + (seat + m) % n]) * scale[o + m]
+            obs[g, o + m] = np.float32(scal[g, S_COINS + (seat + m) % n]) * scale[o + m]
         o = prm[O_PCOINS]
         for i in range(b):
-            obs[o + i] = np.float32(scal[g, S_COINS + n + i]) * scale[o + i]
+            obs[g, o + i] = np.float32(scal[g, S_COINS + n + i]) * scale[o + i]
         if scal[g, S_PPILE] >= 0:
             o = prm[O_PEND]
             if scal[g, S_PHASE] == TOLL:
-                obs[o] = 1.0
-                obs[o + 1] = np.float32(scal[g, S_PTOLL]) * scale[o + 1]
+                obs[g, o] = 1.0
+                obs[g, o + 1] = np.float32(scal[g, S_PTOLL]) * scale[o + 1]
             else:
-                obs[o + 2] = 1.0
-            obs[o + 3 + scal[g, S_PPILE]] = 1.0
+                obs[g, o + 2] = 1.0
+            obs[g, o + 3 + scal[g, S_PPILE]] = 1.0
 
 
 # -- outcomes ------------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
+@jit(inline="always")
 def is_over(scal, g):
     return scal[g, S_PHASE] >= WON
 
 
-@njit(cache=True)
+@jit
 def write_returns(scal, prm, team_id, g, out):
     """+1 for the winner (each member of a winning team), -1 for the others, else 0."""
-    out[:] = 0.0
+    out[g, :] = 0.0
     if scal[g, S_PHASE] == WON:
         winner_team = team_id[scal[g, S_WIN]]
         for p in range(prm[P_N]):
-            out[p] = 1.0 if team_id[p] == winner_team else -1.0
+            out[g, p] = 1.0 if team_id[p] == winner_team else -1.0
 
 
 # -- batched entry points ------------------------------------------------------------------------
-@njit(cache=True, parallel=True)
-def reset_all(piles, lens, scal, rng, prm, deck, obs, masks, seats, seen, team_id, owners,
-              scale):
+@jit(parallel=True)
+def reset_all(piles, lens, scal, rng, prm, deck, obs, masks, nlegal, seats, seen, team_id,
+              owners, scale):
     """Deal every game from its generator and observe the player to act."""
     for g in prange(piles.shape[0]):
         deal(piles, lens, scal, rng, prm, deck, g)
         seats[g] = scal[g, S_CUR]
-        legal_mask(piles, lens, scal, prm, owners, g, masks[g])
-        encode(piles, lens, scal, prm, team_id, scale, deck, seen[g], g, seats[g], obs[g])
+        nlegal[g] = legal_mask(piles, lens, scal, prm, owners, g, masks)
+        encode(piles, lens, scal, prm, team_id, scale, deck, seen, g, seats[g], obs)
 
 
-@njit(cache=True)
+@jit
 def first_illegal(masks, scal, actions):
     """The first game not over whose action its mask does not allow (-1 when all are
     legal)."""
@@ -654,46 +666,70 @@ def first_illegal(masks, scal, actions):
     return -1
 
 
-@njit(cache=True, parallel=True)
+@jit(inline="always")
+def pick_random(masks, nlegal, arng, g):
+    """A uniformly random legal action of game g (-1 when it has none)."""
+    if nlegal[g] == 0:
+        return -1
+    pick = agent_random(arng, g, nlegal[g])
+    for a in range(masks.shape[1]):
+        if masks[g, a]:
+            if pick == 0:
+                return a
+            pick -= 1
+    return -1
+
+
+@jit
+def advance(piles, lens, scal, rng, prm, owners, team_id, teams, act, deck, scale, g, a, obs,
+            masks, nlegal, seats, rewards, terminated, truncated, final_obs, seen, autoreset):
+    """Game g's share of a batched step: apply action a (unless the game is over); a finished
+    game is scored, observed into final_obs from the seat that acted last and dealt again when
+    `autoreset`; then the player to act is observed."""
+    terminated[g] = False
+    truncated[g] = False
+    rewards[g, :] = 0.0
+    if is_over(scal, g):
+        return
+    step_game(piles, lens, scal, rng, prm, owners, team_id, teams, act, g, a)
+    if is_over(scal, g):
+        write_returns(scal, prm, team_id, g, rewards)
+        terminated[g] = scal[g, S_PHASE] != TRUNCATED
+        truncated[g] = scal[g, S_PHASE] == TRUNCATED
+        encode(piles, lens, scal, prm, team_id, scale, deck, seen, g, scal[g, S_CUR], final_obs)
+        if autoreset:
+            deal(piles, lens, scal, rng, prm, deck, g)
+    seats[g] = scal[g, S_CUR]
+    nlegal[g] = legal_mask(piles, lens, scal, prm, owners, g, masks)
+    encode(piles, lens, scal, prm, team_id, scale, deck, seen, g, seats[g], obs)
+
+
+@jit(parallel=True)
 def step_all(piles, lens, scal, rng, prm, owners, team_id, teams, act, deck, scale, actions,
-             obs, masks, seats, rewards, terminated, truncated, final_obs, seen, autoreset):
-    """Apply one action in every game; finished games are observed into final_obs (from the
-    seat that acted last), scored, and dealt again when `autoreset`."""
+             obs, masks, nlegal, seats, rewards, terminated, truncated, final_obs, seen,
+             autoreset):
+    """Apply one action in every game (`advance`)."""
     for g in prange(piles.shape[0]):
-        terminated[g] = False
-        truncated[g] = False
-        rewards[g, :] = 0.0
-        if is_over(scal, g):
-            continue
-        step_game(piles, lens, scal, rng, prm, owners, team_id, teams, act, g, actions[g])
-        if is_over(scal, g):
-            write_returns(scal, prm, team_id, g, rewards[g])
-            terminated[g] = scal[g, S_PHASE] != TRUNCATED
-            truncated[g] = scal[g, S_PHASE] == TRUNCATED
-            encode(piles, lens, scal, prm, team_id, scale, deck, seen[g], g, scal[g, S_CUR],
-                   final_obs[g])
-            if autoreset:
-                deal(piles, lens, scal, rng, prm, deck, g)
-        seats[g] = scal[g, S_CUR]
-        legal_mask(piles, lens, scal, prm, owners, g, masks[g])
-        encode(piles, lens, scal, prm, team_id, scale, deck, seen[g], g, seats[g], obs[g])
+        advance(piles, lens, scal, rng, prm, owners, team_id, teams, act, deck, scale, g,
+                actions[g], obs, masks, nlegal, seats, rewards, terminated, truncated, final_obs,
+                seen, autoreset)
 
 
-@njit(cache=True, parallel=True)
-def random_actions(masks, arng, out):
-    """A uniformly random legal action for every game (its mask's set entries)."""
-    A = masks.shape[1]
+@jit(parallel=True)
+def step_random(piles, lens, scal, rng, prm, owners, team_id, teams, act, deck, scale, arng,
+                actions, obs, masks, nlegal, seats, rewards, terminated, truncated, final_obs,
+                seen, autoreset):
+    """Apply a uniformly random legal action in every game (written to actions, -1 in a game
+    that is over), then as `step_all`."""
+    for g in prange(piles.shape[0]):
+        actions[g] = pick_random(masks, nlegal, arng, g)
+        advance(piles, lens, scal, rng, prm, owners, team_id, teams, act, deck, scale, g,
+                actions[g], obs, masks, nlegal, seats, rewards, terminated, truncated, final_obs,
+                seen, autoreset)
+
+
+@jit(parallel=True)
+def random_actions(masks, nlegal, arng, out):
+    """A uniformly random legal action for every game (-1 where the game is over)."""
     for g in prange(masks.shape[0]):
-        count = 0
-        for a in range(A):
-            count += masks[g, a]
-        if count == 0:
-            out[g] = -1
-            continue
-        pick = agent_random(arng, g, count)
-        for a in range(A):
-            if masks[g, a]:
-                if pick == 0:
-                    out[g] = a
-                    break
-                pick -= 1
+        out[g] = pick_random(masks, nlegal, arng, g)

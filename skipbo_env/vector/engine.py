@@ -54,6 +54,7 @@ class VectorEngine:
         self.obs = np.zeros((n, t.obs_size), dtype=np.float32)
         self.masks = np.zeros((n, t.num_actions), dtype=np.int8)
         self.seats = np.zeros(n, dtype=np.int64)
+        self.num_legal = np.zeros(n, dtype=np.int64)
         self.rewards = np.zeros((n, self.rules.num_players), dtype=np.float32)
         self.terminated = np.zeros(n, dtype=np.bool_)
         self.truncated = np.zeros(n, dtype=np.bool_)
@@ -82,7 +83,8 @@ class VectorEngine:
         self.agent_rng[:] = seeder.integers(2**63, size=self.num_games).astype(np.uint64)
         t = self.tables
         K.reset_all(self.piles, self.lens, self.scal, self.rng, t.prm, t.deck, self.obs,
-                    self.masks, self.seats, self._seen, t.team_id, t.owners, t.scale)
+                    self.masks, self.num_legal, self.seats, self._seen, t.team_id, t.owners,
+                    t.scale)
         self._ready = True
         return self.obs, self.masks, self.seats
 
@@ -93,18 +95,36 @@ class VectorEngine:
         actions = self._check_actions(actions)
         t = self.tables
         K.step_all(self.piles, self.lens, self.scal, self.rng, t.prm, t.owners, t.team_id,
-                   t.teams, t.act, t.deck, t.scale, actions, self.obs, self.masks, self.seats,
-                   self.rewards, self.terminated, self.truncated, self.final_obs, self._seen,
-                   self.autoreset)
-        done = np.flatnonzero(self.terminated | self.truncated)
-        info = {"done_index": done, "final_obs": self.final_obs[done]}
-        return self.obs, self.masks, self.rewards, self.terminated, self.truncated, info
+                   t.teams, t.act, t.deck, t.scale, actions, self.obs, self.masks,
+                   self.num_legal, self.seats, self.rewards, self.terminated, self.truncated,
+                   self.final_obs, self._seen, self.autoreset)
+        return self._outcome()
+
+    def step_random(self) -> tuple:
+        """Apply a uniformly random legal action in every game, drawn from the engine's own
+        seeded agent generator (the actions taken are in ``info["actions"]``); otherwise as
+        `step`. Random play for data and benchmarks without a round trip through Python."""
+        if not self._ready:
+            raise RuntimeError("call reset() before step_random()")
+        t = self.tables
+        K.step_random(self.piles, self.lens, self.scal, self.rng, t.prm, t.owners, t.team_id,
+                      t.teams, t.act, t.deck, t.scale, self.agent_rng, self._actions, self.obs,
+                      self.masks, self.num_legal, self.seats, self.rewards, self.terminated,
+                      self.truncated, self.final_obs, self._seen, self.autoreset)
+        result = self._outcome()
+        result[-1]["actions"] = self._actions
+        return result
 
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action in every game (-1 where the game is over), from
         the engine's own seeded agent generator."""
-        K.random_actions(self.masks, self.agent_rng, self._actions)
+        K.random_actions(self.masks, self.num_legal, self.agent_rng, self._actions)
         return self._actions
+
+    def _outcome(self) -> tuple:
+        done = np.flatnonzero(self.terminated | self.truncated)
+        info = {"done_index": done, "final_obs": self.final_obs[done]}
+        return self.obs, self.masks, self.rewards, self.terminated, self.truncated, info
 
     def _check_actions(self, actions) -> np.ndarray:
         a = np.asarray(actions)
@@ -143,9 +163,10 @@ class VectorEngine:
         """Recompute game i's mask and observation (after its arrays were written)."""
         t = self.tables
         self.seats[i] = self.scal[i, K.S_CUR]
-        K.legal_mask(self.piles, self.lens, self.scal, t.prm, t.owners, i, self.masks[i])
+        self.num_legal[i] = K.legal_mask(self.piles, self.lens, self.scal, t.prm, t.owners, i,
+                                         self.masks)
         K.encode(self.piles, self.lens, self.scal, t.prm, t.team_id, t.scale, t.deck,
-                 self._seen[i], i, self.seats[i], self.obs[i])
+                 self._seen, i, self.seats[i], self.obs)
 
     def _check_index(self, i: int) -> None:
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) \
