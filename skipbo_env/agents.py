@@ -155,7 +155,9 @@ class GreedyAgent(Agent):
     def _discard(self, view: SeatView) -> int:
         layout, rules = view.layout, view.rules
         tops = [pile[-1] if pile else None for pile in view.discard_piles[view.seat]]
-        cards = sorted(set(view.hand), key=lambda c: (view.rank(c) == 0, -view.rank(c)))
+        # Numbers high to low, wilds last; among cards of one rank (tolls in Skip-Bo Masters)
+        # the smaller id first, so the order never depends on a set's iteration order.
+        cards = sorted(set(view.hand), key=lambda c: (view.rank(c) == 0, -view.rank(c), c))
         # The highest number that lands on the same or the next-higher number; keep wilds.
         for card in cards:
             for i, top in enumerate(tops):

@@ -44,7 +44,7 @@ SRC_HAND, SRC_STOCK, SRC_DISCARD = range(3)
 A_KIND, A_SRC, A_INDEX, A_OWNER, A_PILE, A_CARD = range(6)
 COIN = -1
 
-# -- numpy's PCG64 (XSL-RR 128/64) and its bounded integers -----------------------------------------
+# -- numpy's PCG64 (XSL-RR 128/64) and its bounded integers ----------------------------------
 _MUL_HI = np.uint64(2549297995355413924)
 _MUL_LO = np.uint64(4865540595714422341)
 _M32 = np.uint64(0xFFFFFFFF)
@@ -258,7 +258,7 @@ def end_turn(piles, lens, scal, rng, prm, g):
 @jit
 def place(piles, lens, scal, rng, prm, team_id, teams, g, card, i, stock_owner):
     """Put card on building pile i (engine.Game._place)."""
-    n, b, top = prm[P_N], prm[P_B], prm[P_TOP]
+    n, top = prm[P_N], prm[P_TOP]
     p = scal[g, S_CUR]
     k = prm[P_BUILD] + i
     piles[g, k, lens[g, k]] = card
@@ -310,7 +310,7 @@ def remove_from_hand(piles, lens, prm, g, p, card):
 @jit
 def step_game(piles, lens, scal, rng, prm, owners, team_id, teams, act, g, a):
     """Apply action a (trusted legal) to game g (engine.Game.step)."""
-    n, b, d = prm[P_N], prm[P_B], prm[P_D]
+    n, d = prm[P_N], prm[P_D]
     p = scal[g, S_CUR]
     kind = act[a, A_KIND]
     if kind == K_PLAY:
@@ -403,7 +403,7 @@ def legal_mask(piles, lens, scal, prm, owners, g, masks):
     masks[g, :] = 0
     phase = scal[g, S_PHASE]
     p = scal[g, S_CUR]
-    n, b, d, top = prm[P_N], prm[P_B], prm[P_D], prm[P_TOP]
+    b, d = prm[P_B], prm[P_D]
     if phase == TOLL:
         count = 1
         if scal[g, S_COINS + p] >= scal[g, S_PTOLL]:
@@ -647,6 +647,16 @@ def reset_all(piles, lens, scal, rng, prm, deck, obs, masks, nlegal, seats, seen
     """Deal every game from its generator and observe the player to act."""
     for g in prange(piles.shape[0]):
         deal(piles, lens, scal, rng, prm, deck, g)
+        seats[g] = scal[g, S_CUR]
+        nlegal[g] = legal_mask(piles, lens, scal, prm, owners, g, masks)
+        encode(piles, lens, scal, prm, team_id, scale, deck, seen, g, seats[g], obs)
+
+
+@jit(parallel=True)
+def observe_all(piles, lens, scal, prm, owners, team_id, scale, deck, obs, masks, nlegal, seats,
+                seen):
+    """Observe the player to act in every game."""
+    for g in prange(piles.shape[0]):
         seats[g] = scal[g, S_CUR]
         nlegal[g] = legal_mask(piles, lens, scal, prm, owners, g, masks)
         encode(piles, lens, scal, prm, team_id, scale, deck, seen, g, seats[g], obs)

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..engine import Game
 from ..rules import Rules
+from . import _agents as KA
 from . import _kernels as K
 from .tables import Tables, build_tables, game_dict, load_game, seed_states
 
@@ -17,6 +18,24 @@ def _num_games(num_games: Any) -> int:
             or num_games < 1:
         raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
     return int(num_games)
+
+
+def agent_kinds(players, num_players: int) -> np.ndarray:
+    """The kernels' numbers of a list of batched scripted players, one per seat."""
+    if isinstance(players, str):
+        players = [p.strip() for p in players.split(",")]
+    try:
+        players = list(players)
+    except TypeError:
+        raise ValueError(f"players must be a list of names, got {players!r}") from None
+    if len(players) != num_players:
+        raise ValueError(f"give one player for each of the {num_players} seats, got "
+                         f"{len(players)}")
+    unknown = [p for p in players if p not in KA.AGENT_NAMES]
+    if unknown:
+        raise ValueError(f"no batched player {unknown[0]!r}; the batched engine has "
+                         f"{', '.join(KA.AGENT_NAMES)}")
+    return np.array([KA.AGENT_NAMES.index(p) for p in players], dtype=np.int64)
 
 
 class VectorEngine:
@@ -120,6 +139,54 @@ class VectorEngine:
         the engine's own seeded agent generator."""
         K.random_actions(self.masks, self.num_legal, self.agent_rng, self._actions)
         return self._actions
+
+    def scripted_actions(self, players) -> np.ndarray:
+        """Each game's action by the batched scripted player in the seat to act (-1 where the
+        game is over): `players` names one of "random", "naive", "greedy" per seat, or is an
+        int array [num_games, players] of their numbers (0, 1, 2)."""
+        kinds = self._kinds(players)
+        t = self.tables
+        KA.choose_all(kinds, self.piles, self.lens, self.scal, t.prm, t.owners, t.act,
+                      self.masks, self.num_legal, self.agent_rng, self._actions)
+        return self._actions
+
+    def play(self, players, games_per_row: int = 1) -> dict:
+        """Play `games_per_row` whole games in every row with scripted `players` (as in
+        `scripted_actions`), without observations; each row deals its next game from its own
+        generator. Returns {"games", "wins" (per seat), "draws" (drawn or truncated),
+        "actions"}; afterwards every row holds a fresh deal, observed."""
+        if not self._ready:
+            raise RuntimeError("call reset() before play()")
+        if isinstance(games_per_row, bool) or not isinstance(games_per_row, (int, np.integer)) \
+                or games_per_row < 1:
+            raise ValueError(f"games_per_row must be a positive integer, got {games_per_row!r}")
+        kinds = self._kinds(players)
+        t = self.tables
+        wins = np.zeros((self.num_games, self.rules.num_players), dtype=np.int64)
+        actions = np.zeros(self.num_games, dtype=np.int64)
+        KA.play_games(kinds, self.piles, self.lens, self.scal, self.rng, t.prm, t.owners,
+                      t.team_id, t.teams, t.act, t.deck, self.masks, self.num_legal,
+                      self.agent_rng, int(games_per_row), wins, actions)
+        self._observe_all()
+        games = self.num_games * int(games_per_row)
+        won = wins.sum(axis=0)
+        return {"games": games, "wins": won.tolist(), "draws": games - int(won.sum()),
+                "actions": int(actions.sum())}
+
+    def _kinds(self, players) -> np.ndarray:
+        n = self.rules.num_players
+        if isinstance(players, np.ndarray) and players.dtype.kind in "iu":
+            if players.shape != (self.num_games, n) or players.min() < 0 \
+                    or players.max() >= len(KA.AGENT_NAMES):
+                raise ValueError(f"players as an array must have shape ({self.num_games}, {n}) "
+                                 f"and values 0..{len(KA.AGENT_NAMES) - 1}")
+            return players.astype(np.int64, copy=False)
+        return np.tile(agent_kinds(players, n), (self.num_games, 1))
+
+    def _observe_all(self) -> None:
+        t = self.tables
+        K.observe_all(self.piles, self.lens, self.scal, t.prm, t.owners, t.team_id, t.scale,
+                      t.deck, self.obs, self.masks, self.num_legal, self.seats, self._seen)
 
     def _outcome(self) -> tuple:
         done = np.flatnonzero(self.terminated | self.truncated)
