@@ -1,0 +1,199 @@
+"""`SkipBoVectorEnv`: the learner's seat against batched scripted players, many games at once,
+as a `gymnasium.vector.VectorEnv`; `sb3_vec_env` wraps it for stable-baselines3."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from . import _agents as KA
+from . import _kernels as K
+from .engine import VectorEngine
+
+
+def _weights(opponents) -> np.ndarray:
+    """Cumulative weights over the batched players from a name, a list of names (equal
+    weights) or a {name: weight} mapping."""
+    if isinstance(opponents, str):
+        opponents = [p.strip() for p in opponents.split(",")]
+    if isinstance(opponents, dict):
+        items = list(opponents.items())
+    else:
+        try:
+            items = [(name, 1.0) for name in opponents]
+        except TypeError:
+            raise ValueError(f"opponents must be a name, a list of names or a {{name: weight}} "
+                             f"mapping, got {opponents!r}") from None
+    if not items:
+        raise ValueError("opponents must name at least one player")
+    weights = np.zeros(len(KA.AGENT_NAMES))
+    for name, w in items:
+        if name not in KA.AGENT_NAMES:
+            raise ValueError(f"no batched player {name!r}; the vector env's opponents are "
+                             f"{', '.join(KA.AGENT_NAMES)}")
+        if isinstance(w, bool) or not isinstance(w, (int, float)) or not np.isfinite(w) or w < 0:
+            raise ValueError(f"the weight of {name!r} must be a non-negative number, got {w!r}")
+        weights[KA.AGENT_NAMES.index(name)] += w
+    if weights.sum() <= 0:
+        raise ValueError("the opponents' weights must not all be zero")
+    cumulative = np.cumsum(weights / weights.sum())
+    cumulative[-1] = 1.0
+    return cumulative
+
+
+class SkipBoVectorEnv(gym.vector.VectorEnv):
+    """`num_envs` games in the batched engine; in each the learner plays one seat and batched
+    scripted players (`random`, `naive`, `greedy`, drawn afresh for every seat of every game
+    by `opponents`' weights) play the others inside the engine.
+
+    The single-game spaces and rewards are those of `SkipBo-v0` (`SkipBoEnv`): the learner's
+    observation (docs/observation.md), Discrete actions, +1/-1 for a win/loss at the end
+    (0 for a draw or a game cut off at the turn limit) plus `stock_reward` per card the
+    learner plays from its team's stocks. `action_masks()` gives the learner's legal actions
+    for sb3-contrib. Finished games are replaced at once (autoreset mode SAME_STEP): the
+    returned observation is the new game's, the last one is in ``infos["final_obs"]`` where
+    ``infos["_final_obs"]`` is set. With a tiny stock the scripted seats can finish a game
+    before the learner's first turn; such deals are skipped.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(self, variant: str = "standard", num_players: int = 2, num_envs: int = 64,
+                 opponents: Any = ("random", "naive", "greedy"), seat: int | str = "random",
+                 stock_reward: float = 0.0, copy: bool = True, **overrides: Any):
+        self.engine = VectorEngine(variant, num_players, num_games=num_envs, **overrides)
+        self.rules = self.engine.rules
+        n = self.rules.num_players
+        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int)
+                                 or not 0 <= seat < n):
+            raise ValueError(f"seat must be 'random' or a seat in 0..{n - 1}, got {seat!r}")
+        if isinstance(stock_reward, bool) or not isinstance(stock_reward, (int, float)) \
+                or not np.isfinite(stock_reward):
+            raise ValueError(f"stock_reward must be a finite number, got {stock_reward!r}")
+        if not isinstance(copy, bool):
+            raise ValueError(f"copy must be true or false, got {copy!r}")
+        self.num_envs = self.engine.num_games
+        self.seat_option = -1 if seat == "random" else int(seat)
+        self.weights = _weights(opponents)
+        self.stock_reward = float(stock_reward)
+        self.copy = copy
+        self.single_observation_space = spaces.Box(0.0, 1.0, (self.engine.obs_size,),
+                                                   np.float32)
+        self.single_action_space = spaces.Discrete(self.engine.num_actions)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.learner = np.zeros(self.num_envs, dtype=np.int64)
+        self.kinds = np.zeros((self.num_envs, n), dtype=np.int64)
+        self._rewards = np.zeros(self.num_envs, dtype=np.float64)
+        self._ready = False
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Deal every game (a seed repeats the deals, seats, opponents and their moves)."""
+        if options:
+            raise ValueError(f"SkipBoVectorEnv.reset takes no options, got {sorted(options)}")
+        e, t = self.engine, self.engine.tables
+        e.reset(seed)  # seeds the games' and the players' generators
+        KA.env_reset(self.seat_option, self.weights, self.kinds, self.learner, e.piles, e.lens,
+                     e.scal, e.rng, t.prm, t.owners, t.team_id, t.teams, t.act, t.deck,
+                     t.scale, e.masks, e.num_legal, e.obs, e._seen, e.agent_rng)
+        self._ready = True
+        return self._out(e.obs), {"seat": self.learner.copy()}
+
+    def step(self, actions):
+        """The learner's action in every game, then the scripted seats' until its next turn."""
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        e, t = self.engine, self.engine.tables
+        actions = e._check_actions(actions)
+        KA.env_step(self.seat_option, self.weights, self.stock_reward, self.kinds, self.learner,
+                    e.piles, e.lens, e.scal, e.rng, t.prm, t.owners, t.team_id, t.teams, t.act,
+                    t.deck, t.scale, actions, e.masks, e.num_legal, e.obs, e._seen,
+                    e.agent_rng, self._rewards, e.terminated, e.truncated, e.final_obs)
+        done = e.terminated | e.truncated
+        infos = {"seat": self.learner.copy()}
+        if done.any():
+            infos["final_obs"] = e.final_obs.copy()
+            infos["_final_obs"] = done.copy()
+        return (self._out(e.obs), self._rewards.copy(), e.terminated.copy(),
+                e.truncated.copy(), infos)
+
+    def action_masks(self) -> np.ndarray:
+        """[num_envs, actions] bool: the learner's legal actions in every game."""
+        return self.engine.masks.astype(bool)
+
+    def _out(self, obs: np.ndarray) -> np.ndarray:
+        return obs.copy() if self.copy else obs
+
+    def game(self, i: int):
+        """Game i as a reference `Game` (a copy), for inspection and tests."""
+        return self.engine.game(i)
+
+    def __repr__(self) -> str:
+        names = [f"{name} {w:.2f}" for name, w in
+                 zip(KA.AGENT_NAMES, np.diff(self.weights, prepend=0.0)) if w > 0]
+        return (f"SkipBoVectorEnv({self.rules.variant!r}, {self.rules.num_players} players, "
+                f"{self.num_envs} games, opponents {', '.join(names)})")
+
+
+def sb3_vec_env(env: SkipBoVectorEnv):
+    """`env` as a stable-baselines3 VecEnv that sb3-contrib's MaskablePPO trains on directly
+    (its `action_masks` reach MaskablePPO through `env_method`)."""
+    from stable_baselines3.common.vec_env import VecEnv
+
+    class SB3SkipBoVecEnv(VecEnv):
+        """A SkipBoVectorEnv seen through stable-baselines3's VecEnv interface."""
+
+        def __init__(self, inner: SkipBoVectorEnv):
+            self.inner = inner
+            self._actions = None
+            super().__init__(inner.num_envs, inner.single_observation_space,
+                             inner.single_action_space)
+
+        def reset(self):
+            seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
+            obs, _ = self.inner.reset(seed=seed)
+            self._reset_seeds()
+            return obs
+
+        def step_async(self, actions: np.ndarray) -> None:
+            self._actions = np.asarray(actions)
+
+        def step_wait(self):
+            obs, rewards, terminated, truncated, infos = self.inner.step(self._actions)
+            dones = terminated | truncated
+            out = [{} for _ in range(self.num_envs)]
+            for i in np.flatnonzero(dones):
+                out[i]["terminal_observation"] = infos["final_obs"][i]
+                out[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
+            return obs, rewards.astype(np.float32), dones, out
+
+        def action_masks(self) -> np.ndarray:
+            return self.inner.action_masks()
+
+        def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
+            rows = self._get_indices(indices)
+            if method_name == "action_masks":
+                masks = self.inner.action_masks()
+                return [masks[i] for i in rows]
+            method = getattr(self.inner, method_name)
+            return [method(*method_args, **method_kwargs) for _ in rows]
+
+        def get_attr(self, attr_name, indices=None):
+            value = getattr(self.inner, attr_name)
+            return [value for _ in self._get_indices(indices)]
+
+        def set_attr(self, attr_name, value, indices=None) -> None:
+            setattr(self.inner, attr_name, value)
+
+        def env_is_wrapped(self, wrapper_class, indices=None):
+            return [False for _ in self._get_indices(indices)]
+
+        def close(self) -> None:
+            pass
+
+    return SB3SkipBoVecEnv(env)

@@ -1,0 +1,362 @@
+"""The batched engine (skipbo_env.vector) against the reference engine and players.
+
+Differential tests: the same deals, the same legal masks, the same successor states
+(`to_dict()`, generator state included), the same observations and rewards, and the same
+scripted moves, over thousands of positions of every variant.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from positions import position
+from skipbo_env import Game, Rules
+from skipbo_env.agents import make_agent
+from skipbo_env.observation import ObservationEncoder
+from skipbo_env.rules import VARIANTS, allowed_players
+from skipbo_env.vector import SkipBoVectorEnv, VectorEngine, sb3_vec_env
+from skipbo_env.vector import _kernels as K
+
+CASES = [(v, n) for v in VARIANTS for n in allowed_players(v)]
+# Rows 0-3 play at random; rows 4-7 play naive or greedy, which complete building piles, so
+# set-aside cards get reshuffled into new draw piles and stocks run out.
+ROWS = 8
+
+
+def _drive(engine: VectorEngine, steps: int, seed: int, check_agents: bool = False) -> dict:
+    """Step `engine` and reference games side by side, comparing everything after each step;
+    returns how often each rule event happened, so a test can show it was exercised."""
+    rules = engine.rules
+    n = rules.num_players
+    engine.reset(seed=seed)
+    seeds = np.random.default_rng(seed).integers(2**63, size=engine.num_games)
+    games = [Game(rules, seed=int(s)) for s in seeds]
+    encoder = ObservationEncoder(rules)
+    kinds = np.zeros((engine.num_games, n), dtype=np.int64)
+    kinds[4:] = np.array([[1 + (row + seat) % 2 for seat in range(n)] for row in range(4, ROWS)])
+    refs = {name: make_agent(name) for name in ("naive", "greedy")}
+    seen = {"positions": 0, "reshuffles": 0, "won": 0, "drawn": 0, "truncated": 0}
+    for _ in range(steps):
+        for i, game in enumerate(games):
+            where = f"row {i}, turn {game.turn}"
+            assert np.array_equal(engine.masks[i], game.action_mask()), f"mask, {where}"
+            assert engine.num_legal[i] == len(game.legal_actions()), f"legal count, {where}"
+            assert engine.seats[i] == game.current_player, where
+            assert np.array_equal(engine.obs[i], encoder.encode(game, game.current_player)), \
+                f"observation, {where}"
+            assert engine.state_dict(i) == game.to_dict(), f"state, {where}"
+            seen["positions"] += 1
+        if check_agents:
+            for name, kind in (("naive", 1), ("greedy", 2)):
+                chosen = engine.scripted_actions(np.full((engine.num_games, n), kind)).copy()
+                for i, game in enumerate(games):
+                    assert chosen[i] == refs[name].act(game), f"{name}, row {i}, {game}"
+        actions = engine.random_actions().copy()
+        scripted = engine.scripted_actions(kinds).copy()
+        actions[4:] = scripted[4:]
+        engine.step(actions)
+        for i, game in enumerate(games):
+            draw_before = len(game.draw_pile)
+            game.step(int(actions[i]))
+            if len(game.draw_pile) > draw_before:
+                seen["reshuffles"] += 1
+            if game.is_over:
+                seen[game.phase] += 1
+                assert engine.terminated[i] == (game.phase != "truncated")
+                assert engine.truncated[i] == (game.phase == "truncated")
+                assert np.array_equal(engine.rewards[i], np.array(game.returns(), np.float32))
+                games[i] = Game(rules, seed=game.rng)  # a row deals on from its generator
+            else:
+                assert not engine.terminated[i] and not engine.truncated[i]
+                assert not engine.rewards[i].any()
+    return seen
+
+
+@pytest.mark.parametrize("variant,players", CASES)
+def test_the_batched_engine_deals_steps_observes_and_scores_as_the_reference(variant, players):
+    engine = VectorEngine(variant, players, num_games=ROWS, stock_size=6)
+    seen = _drive(engine, steps=300, seed=11)
+    assert seen["positions"] == 300 * ROWS
+    assert seen["won"] > 0
+
+
+SHORT_DECK_CASES = [("standard", 2), ("junior", 2), ("masters", 3), ("partnership", 4)]
+
+
+def _short_deck(variant: str, players: int, max_turns: int) -> VectorEngine:
+    """A short deck, so the draw pile runs out and set-aside cards get reshuffled."""
+    rules = Rules.preset(variant, players)
+    return VectorEngine(variant, players, num_games=ROWS, max_turns=max_turns, stock_size=10,
+                        copies_per_rank=rules.copies_per_rank // 2 + 1)
+
+
+@pytest.mark.parametrize("variant,players", SHORT_DECK_CASES)
+def test_reshuffles_and_stalled_draws_match_the_reference(variant, players):
+    # Reshuffles draw the generator's own numbers; with nothing left to draw, a round without
+    # a card played ends the game drawn (play is compulsory in the junior games: no stalls).
+    engine = _short_deck(variant, players, max_turns=120)
+    seen = _drive(engine, steps=400, seed=5)
+    assert seen["reshuffles"] > 0
+    assert seen["drawn"] > 0 or engine.rules.stacked
+
+
+@pytest.mark.parametrize("variant,players", SHORT_DECK_CASES)
+def test_the_turn_limit_matches_the_reference(variant, players):
+    engine = _short_deck(variant, players, max_turns=40)
+    seen = _drive(engine, steps=400, seed=5)
+    assert seen["truncated"] > 0
+
+
+def test_without_wild_on_wild_the_batched_engine_matches_the_reference():
+    engine = VectorEngine("standard", 3, num_games=ROWS, wild_on_wild=False, stock_size=8)
+    seen = _drive(engine, steps=400, seed=2)
+    assert seen["won"] > 0
+
+
+@pytest.mark.parametrize("variant,players", [(v, allowed_players(v)[0]) for v in VARIANTS]
+                         + [("standard", 4), ("partnership", 4), ("masters", 5)])
+def test_batched_naive_and_greedy_choose_the_reference_players_moves(variant, players):
+    engine = VectorEngine(variant, players, num_games=ROWS, stock_size=12)
+    _drive(engine, steps=150, seed=8, check_agents=True)
+
+
+def test_the_batched_engine_draws_the_numbers_numpys_pcg64_draws():
+    rng = np.zeros((1, 6), dtype=np.uint64)
+    for seed in (0, 1, 2**40 + 3):
+        reference = np.random.default_rng(seed)
+        rng[0] = [int(x) for x in _state_row(reference)]
+        raw = [int(K.next_uint64(rng, 0)) for _ in range(50)]
+        assert raw == [int(x) for x in np.random.PCG64(seed).random_raw(50)]
+        # Shuffles use masked rejection on 32-bit halves, as Generator.shuffle does.
+        deck = list(range(100))
+        reference.shuffle(deck)
+        piles = np.zeros((1, 1, 100), dtype=np.int8)
+        piles[0, 0] = np.arange(100)
+        fresh = np.random.default_rng(seed)
+        rng[0] = [int(x) for x in _state_row(fresh)]
+        K.shuffle(piles, rng, 0, 0, 100)
+        assert piles[0, 0].tolist() == deck
+
+
+def _state_row(generator):
+    from skipbo_env.vector.tables import _pcg_state
+    return _pcg_state(generator)
+
+
+def test_game_i_after_a_seeded_reset_is_the_reference_game_of_the_ith_seed():
+    engine = VectorEngine("masters", 4, num_games=5)
+    engine.reset(seed=123)
+    seeds = np.random.default_rng(123).integers(2**63, size=5)
+    for i, s in enumerate(seeds):
+        assert engine.state_dict(i) == Game(engine.rules, seed=int(s)).to_dict()
+
+
+def test_a_seed_repeats_every_game_and_the_random_actions():
+    def run(seed):
+        engine = VectorEngine("standard", 2, num_games=16)
+        engine.reset(seed=seed)
+        for _ in range(50):
+            engine.step_random()
+        return engine.obs.copy(), engine.state_dict(7)
+
+    a, b, c = run(4), run(4), run(5)
+    assert np.array_equal(a[0], b[0]) and a[1] == b[1]
+    assert a[1] != c[1]
+
+
+def test_step_random_takes_legal_actions_and_reports_them():
+    engine = VectorEngine("junior", 3, num_games=32)
+    engine.reset(seed=0)
+    for _ in range(100):
+        masks = engine.masks.copy()
+        *_, info = engine.step_random()
+        assert all(masks[i, a] for i, a in enumerate(info["actions"]))
+
+
+def test_a_finished_games_last_observation_is_kept_and_the_row_deals_again():
+    engine = VectorEngine("short", 2, num_games=4, stock_size=1)
+    engine.reset(seed=1)
+    for _ in range(200):
+        before = [engine.game(i) for i in range(4)]
+        obs, masks, rewards, terminated, truncated, info = engine.step_random()
+        if len(info["done_index"]):
+            i = int(info["done_index"][0])
+            game = before[i]
+            game.step(int(info["actions"][i]))
+            assert game.is_over
+            expected = ObservationEncoder(engine.rules).encode(game, game.current_player)
+            assert np.array_equal(info["final_obs"][0], expected)
+            assert engine.game(i).turn == 0  # a fresh deal
+            return
+    pytest.fail("no game finished")
+
+
+def test_without_autoreset_a_finished_game_stays_over_and_ignores_actions():
+    engine = VectorEngine("short", 2, num_games=4, stock_size=1, autoreset=False)
+    engine.reset(seed=1)
+    for _ in range(300):
+        engine.step_random()
+    finished = [engine.game(i) for i in range(4)]
+    assert all(g.is_over for g in finished)
+    assert not engine.masks.any()
+    engine.step(np.zeros(4, dtype=np.int64))
+    assert [engine.game(i).to_dict() for i in range(4)] == [g.to_dict() for g in finished]
+
+
+def test_set_game_loads_any_reference_position():
+    rules = Rules.preset("masters", 2)
+    game = position(rules, building=[[1, 2, -1]], pile_coins=[3, 0, 0, 0],
+                    coins=[9, 12], players=[{"stock": [5, 4], "hand": [0, 7]},
+                                            {"stock": [9]}],
+                    phase="coin_followup", pending={"pile": 0, "toll": 0})
+    engine = VectorEngine("masters", 2, num_games=3)
+    engine.reset(seed=0)
+    engine.set_game(1, game)
+    assert engine.state_dict(1) == game.to_dict()
+    assert np.array_equal(engine.masks[1], game.action_mask())
+    actions = np.array([np.flatnonzero(m)[0] for m in engine.masks])
+    engine.step(actions)
+    game.step(int(actions[1]))
+    assert engine.state_dict(1) == game.to_dict()
+
+
+def test_whole_games_of_scripted_players_are_counted():
+    engine = VectorEngine("standard", 2, num_games=32, stock_size=5)
+    engine.reset(seed=0)
+    result = engine.play(["naive", "random"], games_per_row=2)
+    assert result["games"] == 64
+    assert sum(result["wins"]) + result["draws"] == 64
+    assert result["wins"][0] > result["wins"][1]  # naive beats random
+    assert all(engine.game(i).turn == 0 for i in range(32))  # fresh deals, observed
+    assert engine.masks.any(axis=1).all()
+
+
+def test_bad_arguments_and_illegal_actions_are_refused_with_clear_errors():
+    with pytest.raises(ValueError, match="num_games must be a positive integer"):
+        VectorEngine(num_games=0)
+    with pytest.raises(ValueError, match="unknown variant"):
+        VectorEngine("poker")
+    with pytest.raises(ValueError, match="unknown rules field"):
+        VectorEngine(stock=3)
+    engine = VectorEngine("standard", 2, num_games=4)
+    with pytest.raises(RuntimeError, match="reset"):
+        engine.step(np.zeros(4, dtype=np.int64))
+    engine.reset(seed=0)
+    before = engine.state_dict(2)
+    with pytest.raises(ValueError, match="shape"):
+        engine.step(np.zeros(3, dtype=np.int64))
+    with pytest.raises(ValueError, match="integers"):
+        engine.step(np.zeros(4))
+    actions = engine.random_actions().copy()
+    actions[2] = int(np.flatnonzero(engine.masks[2] == 0)[0])
+    with pytest.raises(ValueError, match="game 2: action .* is not legal"):
+        engine.step(actions)
+    assert engine.state_dict(2) == before  # nothing applied
+    with pytest.raises(ValueError, match="no batched player 'expert'"):
+        engine.scripted_actions(["expert", "naive"])
+    with pytest.raises(ValueError, match="one player for each of the 2 seats"):
+        engine.play(["naive"])
+    with pytest.raises(ValueError, match="game index"):
+        engine.game(4)
+
+
+# -- the single-agent vector env ---------------------------------------------------------------
+def test_the_vector_env_has_the_single_game_envs_spaces():
+    env = SkipBoVectorEnv("standard", 3, num_envs=6)
+    obs, info = env.reset(seed=0)
+    assert env.single_observation_space.shape == (ObservationEncoder(env.rules).size,)
+    assert env.single_action_space.n == Game(env.rules, 0).num_actions
+    assert obs.shape == (6, env.single_observation_space.shape[0]) and obs.dtype == np.float32
+    assert env.observation_space.contains(obs)
+    assert env.action_masks().shape == (6, env.single_action_space.n)
+    assert set(info["seat"]) <= {0, 1, 2}
+
+
+def test_the_vector_envs_opponents_play_the_reference_players_moves_until_the_learners_turn():
+    for opponent in ("naive", "greedy"):
+        env = SkipBoVectorEnv("standard", 3, num_envs=8, opponents=[opponent], stock_size=6)
+        env.reset(seed=3)
+        ref = make_agent(opponent)
+        finished = 0
+        for _ in range(60):
+            games = [env.game(i) for i in range(8)]
+            for i, game in enumerate(games):
+                seat = int(env.learner[i])
+                assert game.current_player == seat
+                assert np.array_equal(env.action_masks()[i], game.action_mask().astype(bool))
+                assert np.array_equal(env.engine.obs[i],
+                                      ObservationEncoder(env.rules).encode(game, seat))
+            actions = np.array([int(np.flatnonzero(m)[-1]) for m in env.action_masks()])
+            obs, rewards, terminated, truncated, infos = env.step(actions)
+            for i, game in enumerate(games):
+                seat = game.current_player
+                game.step(int(actions[i]))
+                while not game.is_over and game.current_player != seat:
+                    game.step(ref.act(game))
+                if game.is_over:
+                    finished += 1
+                    assert terminated[i] or truncated[i]
+                    assert rewards[i] == game.returns()[seat]
+                    assert np.array_equal(infos["final_obs"][i],
+                                          ObservationEncoder(env.rules).encode(game, seat))
+                else:
+                    assert env.game(i).to_dict() == game.to_dict()
+                    assert rewards[i] == 0
+        assert finished > 0
+
+
+def test_the_vector_envs_seat_and_opponents_follow_the_options():
+    env = SkipBoVectorEnv("standard", 4, num_envs=200, seat=2,
+                          opponents={"naive": 1, "greedy": 0})
+    env.reset(seed=0)
+    assert (env.learner == 2).all()
+    assert (env.kinds == 1).all()
+    env = SkipBoVectorEnv("standard", 2, num_envs=400, opponents="random,greedy")
+    env.reset(seed=0)
+    assert set(env.learner) == {0, 1}
+    share = (env.kinds[np.arange(400), 1 - env.learner] == 2).mean()
+    assert 0.4 < share < 0.6
+
+
+def test_stock_reward_pays_for_each_card_the_learner_plays_from_its_stock():
+    env = SkipBoVectorEnv("short", 2, num_envs=16, opponents="naive", stock_reward=0.5)
+    env.reset(seed=1)
+    source = env.engine.tables.prm[K.P_STOCKSRC] * env.rules.building_piles
+    masks = env.action_masks()
+    stock_plays = masks[:, source:source + env.rules.building_piles]
+    rows = np.flatnonzero(stock_plays.any(axis=1))
+    assert len(rows)
+    actions = np.array([int(np.flatnonzero(m)[0]) for m in masks])
+    actions[rows] = source + np.argmax(stock_plays[rows], axis=1)
+    _, rewards, terminated, _, _ = env.step(actions)
+    assert all(rewards[i] == 0.5 or terminated[i] for i in rows)
+
+
+def test_the_vector_env_refuses_bad_options_and_illegal_actions():
+    with pytest.raises(ValueError, match="no batched player 'expert'"):
+        SkipBoVectorEnv(opponents=["expert"])
+    with pytest.raises(ValueError, match="seat must be"):
+        SkipBoVectorEnv(seat=2)
+    with pytest.raises(ValueError, match="weight of 'naive'"):
+        SkipBoVectorEnv(opponents={"naive": -1})
+    with pytest.raises(ValueError, match="stock_reward"):
+        SkipBoVectorEnv(stock_reward=float("nan"))
+    env = SkipBoVectorEnv(num_envs=2)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="not legal"):
+        env.step(np.array([env.single_action_space.n - 1] * 2))
+
+
+def test_maskable_ppo_trains_on_the_vector_env_directly():
+    sb3_contrib = pytest.importorskip("sb3_contrib")
+    venv = sb3_vec_env(SkipBoVectorEnv("short", 2, num_envs=32, stock_size=3,
+                                       opponents="naive"))
+    model = sb3_contrib.MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=128, n_epochs=1,
+                                    seed=0, policy_kwargs={"net_arch": [32]})
+    # Every action MaskablePPO takes is legal: the env raises on an illegal one.
+    model.learn(1024)
+    assert model.num_timesteps >= 1024
+    obs = venv.reset()
+    actions, _ = model.predict(obs, action_masks=venv.action_masks())
+    assert all(venv.action_masks()[i, a] for i, a in enumerate(actions))
