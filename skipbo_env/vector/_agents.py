@@ -244,18 +244,18 @@ def _fresh_game(seat_option, weights, kinds, learner, piles, lens, scal, rng, pr
 
 @jit(parallel=True)
 def env_reset(seat_option, weights, kinds, learner, piles, lens, scal, rng, prm, owners,
-              team_id, teams, act, deck, scale, masks, nlegal, obs, seen, arng):
+              team_id, teams, act, deck, scale, masks, nlegal, obs, seen, cache, arng):
     for g in prange(piles.shape[0]):
         _fresh_game(seat_option, weights, kinds, learner, piles, lens, scal, rng, prm, owners,
                     team_id, teams, act, deck, masks, nlegal, arng, g)
         nlegal[g] = legal_mask(piles, lens, scal, prm, owners, g, masks)
-        encode(piles, lens, scal, prm, team_id, scale, deck, seen, g, learner[g], obs)
+        encode(piles, lens, scal, prm, team_id, scale, deck, seen, cache, g, learner[g], obs)
 
 
 @jit(parallel=True)
 def env_step(seat_option, weights, stock_reward, kinds, learner, piles, lens, scal, rng, prm,
-             owners, team_id, teams, act, deck, scale, actions, masks, nlegal, obs, seen, arng,
-             rewards, terminated, truncated, final_obs):
+             owners, team_id, teams, act, deck, scale, actions, masks, nlegal, obs, seen, cache,
+             arng, rewards, terminated, truncated, final_obs):
     """The learner's action in every game, then the scripted seats' until the learner's next
     turn; a finished game is scored for the learner, observed into final_obs and replaced."""
     for g in prange(piles.shape[0]):
@@ -280,9 +280,9 @@ def env_step(seat_option, weights, stock_reward, kinds, learner, piles, lens, sc
                 reward += 1.0 if team_id[scal[g, S_WIN]] == t else -1.0
             terminated[g] = scal[g, S_PHASE] != TRUNCATED
             truncated[g] = scal[g, S_PHASE] == TRUNCATED
-            encode(piles, lens, scal, prm, team_id, scale, deck, seen, g, seat, final_obs)
+            encode(piles, lens, scal, prm, team_id, scale, deck, seen, cache, g, seat, final_obs)
             _fresh_game(seat_option, weights, kinds, learner, piles, lens, scal, rng, prm,
                         owners, team_id, teams, act, deck, masks, nlegal, arng, g)
         rewards[g] = reward
         nlegal[g] = legal_mask(piles, lens, scal, prm, owners, g, masks)
-        encode(piles, lens, scal, prm, team_id, scale, deck, seen, g, learner[g], obs)
+        encode(piles, lens, scal, prm, team_id, scale, deck, seen, cache, g, learner[g], obs)

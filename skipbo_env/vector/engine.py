@@ -79,6 +79,8 @@ class VectorEngine:
         self.truncated = np.zeros(n, dtype=np.bool_)
         self.final_obs = np.zeros_like(self.obs)
         self._seen = np.zeros((n, self.rules.num_card_ids), dtype=np.int64)
+        # Each public pile's encoded segment, redone only when the pile changes.
+        self._cache = np.zeros((n, t.num_public_piles, t.prm[K.O_PILEW]), dtype=np.float32)
         self._actions = np.zeros(n, dtype=np.int64)
         self._ready = False
 
@@ -102,8 +104,8 @@ class VectorEngine:
         self.agent_rng[:] = seeder.integers(2**63, size=self.num_games).astype(np.uint64)
         t = self.tables
         K.reset_all(self.piles, self.lens, self.scal, self.rng, t.prm, t.deck, self.obs,
-                    self.masks, self.num_legal, self.seats, self._seen, t.team_id, t.owners,
-                    t.scale)
+                    self.masks, self.num_legal, self.seats, self._seen, self._cache, t.team_id,
+                    t.owners, t.scale)
         self._ready = True
         return self.obs, self.masks, self.seats
 
@@ -116,7 +118,7 @@ class VectorEngine:
         K.step_all(self.piles, self.lens, self.scal, self.rng, t.prm, t.owners, t.team_id,
                    t.teams, t.act, t.deck, t.scale, actions, self.obs, self.masks,
                    self.num_legal, self.seats, self.rewards, self.terminated, self.truncated,
-                   self.final_obs, self._seen, self.autoreset)
+                   self.final_obs, self._seen, self._cache, self.autoreset)
         return self._outcome()
 
     def step_random(self) -> tuple:
@@ -129,7 +131,7 @@ class VectorEngine:
         K.step_random(self.piles, self.lens, self.scal, self.rng, t.prm, t.owners, t.team_id,
                       t.teams, t.act, t.deck, t.scale, self.agent_rng, self._actions, self.obs,
                       self.masks, self.num_legal, self.seats, self.rewards, self.terminated,
-                      self.truncated, self.final_obs, self._seen, self.autoreset)
+                      self.truncated, self.final_obs, self._seen, self._cache, self.autoreset)
         result = self._outcome()
         result[-1]["actions"] = self._actions
         return result
@@ -186,7 +188,8 @@ class VectorEngine:
     def _observe_all(self) -> None:
         t = self.tables
         K.observe_all(self.piles, self.lens, self.scal, t.prm, t.owners, t.team_id, t.scale,
-                      t.deck, self.obs, self.masks, self.num_legal, self.seats, self._seen)
+                      t.deck, self.obs, self.masks, self.num_legal, self.seats, self._seen,
+                      self._cache)
 
     def _outcome(self) -> tuple:
         done = np.flatnonzero(self.terminated | self.truncated)
@@ -233,7 +236,7 @@ class VectorEngine:
         self.num_legal[i] = K.legal_mask(self.piles, self.lens, self.scal, t.prm, t.owners, i,
                                          self.masks)
         K.encode(self.piles, self.lens, self.scal, t.prm, t.team_id, t.scale, t.deck,
-                 self._seen, i, self.seats[i], self.obs)
+                 self._seen, self._cache, i, self.seats[i], self.obs)
 
     def _check_index(self, i: int) -> None:
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) \

@@ -12,7 +12,6 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from . import _agents as KA
-from . import _kernels as K
 from .engine import VectorEngine
 
 
@@ -100,7 +99,7 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         e.reset(seed)  # seeds the games' and the players' generators
         KA.env_reset(self.seat_option, self.weights, self.kinds, self.learner, e.piles, e.lens,
                      e.scal, e.rng, t.prm, t.owners, t.team_id, t.teams, t.act, t.deck,
-                     t.scale, e.masks, e.num_legal, e.obs, e._seen, e.agent_rng)
+                     t.scale, e.masks, e.num_legal, e.obs, e._seen, e._cache, e.agent_rng)
         self._ready = True
         return self._out(e.obs), {"seat": self.learner.copy()}
 
@@ -112,7 +111,7 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         actions = e._check_actions(actions)
         KA.env_step(self.seat_option, self.weights, self.stock_reward, self.kinds, self.learner,
                     e.piles, e.lens, e.scal, e.rng, t.prm, t.owners, t.team_id, t.teams, t.act,
-                    t.deck, t.scale, actions, e.masks, e.num_legal, e.obs, e._seen,
+                    t.deck, t.scale, actions, e.masks, e.num_legal, e.obs, e._seen, e._cache,
                     e.agent_rng, self._rewards, e.terminated, e.truncated, e.final_obs)
         done = e.terminated | e.truncated
         infos = {"seat": self.learner.copy()}

@@ -46,8 +46,11 @@ class Tables:
 
     @property
     def num_scalars(self) -> int:
-        n, b = self.rules.num_players, self.rules.building_piles
-        return K.S_COINS + 2 * n + b
+        return int(self.prm[K.P_SPUB] + self.rules.num_card_ids)
+
+    @property
+    def num_public_piles(self) -> int:
+        return int(self.prm[K.P_NPUB])
 
 
 def build_tables(rules: Rules) -> Tables:
@@ -86,6 +89,18 @@ def build_tables(rules: Rules) -> Tables:
         encoder.seat_width
     prm[K.O_PILEOFF], prm[K.O_SIZE] = encoder._piles_offset, encoder.size
     prm[K.P_TEAMS] = rules.teams is not None
+    prm[K.P_PUB0] = prm[K.P_HANDS] if rules.stacked else prm[K.P_DISCS]
+    prm[K.P_NPUB] = n * (hs if rules.stacked else d)
+    prm[K.P_SDIRTY] = K.S_COINS + 2 * n + b
+    prm[K.P_SPUB] = prm[K.P_SDIRTY] + prm[K.P_NPUB]
+    # The kernels encode every public pile with the first one's scale factors.
+    width, start = encoder.pile_width, off["seats"] + encoder._piles_offset
+    per_seat = hs if rules.stacked else d
+    for p in range(n):
+        for j in range(per_seat):
+            o = off["seats"] + p * encoder.seat_width + encoder._piles_offset + j * width
+            assert np.array_equal(encoder._scale[o:o + width],
+                                  encoder._scale[start:start + width])
     owners = np.array(game.owners, dtype=np.int64)
     teams = np.array(rules.teams if rules.teams is not None else [[p] for p in range(n)],
                      dtype=np.int64)
@@ -163,6 +178,12 @@ def load_game(t: Tables, game: Game, piles, lens, scal, rng, g: int) -> None:
     row[K.S_COINS:K.S_COINS + n] = game.coins
     row[K.S_COINS + n:K.S_COINS + n + b] = game.pile_coins
     row[K.S_COINS + n + b:K.S_COINS + 2 * n + b] = game.scores
+    row[p[K.P_SDIRTY]:p[K.P_SDIRTY] + p[K.P_NPUB]] = 1  # every cached pile encoding is stale
+    public = game.hands if t.rules.stacked else game.discards
+    for piles_of_seat in public:
+        for cards in piles_of_seat:
+            for c in cards:
+                row[p[K.P_SPUB] + c] += 1
     rng[g] = _pcg_state(game.rng)
 
 
