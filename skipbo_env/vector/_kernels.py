@@ -626,7 +626,8 @@ def encode(piles, lens, scal, prm, team_id, scale, deck, seen, cache, g, seat, o
                 _encode_pile(piles, lens, prm, scale, g, prm[P_PUB0] + q, cache, q, so)
                 scal[g, prm[P_SDIRTY] + q] = 0
             start = o + poff + s * pw
-            obs[g, start:start + pw] = cache[g, q, :]
+            for j in range(pw):
+                obs[g, start + j] = cache[g, q, j]
     u = prm[O_UNSEEN]
     for c in range(r):
         seen[g, c] += scal[g, prm[P_SPUB] + c]
