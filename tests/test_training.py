@@ -187,7 +187,12 @@ def test_the_opponent_pool_draws_by_weight_and_adds_saved_policies(smoke, tmp_pa
     ({"ppo": {"gamma": 1.5}}, "ppo.gamma must be at most 1"),
     ({"ppo": {"net_arch": [64, 0]}}, "ppo.net_arch must be a list of positive layer widths"),
     ({"eval": {"opponents": ["gm"]}}, "eval.opponents must be a list of player names"),
-    ({"vec_env": "ray"}, "vec_env must be 'subproc' or 'dummy'"),
+    ({"vec_env": "ray"}, "vec_env must be one of subproc, dummy, batched"),
+    ({"vec_env": "batched", "opponents": {"naive": 1, "expert": 1}},
+     "vec_env batched plays only random, naive, greedy as opponents, not 'expert'"),
+    ({"vec_env": "batched", "self_play": {"weight": 0.5}}, "vec_env batched has no self-play"),
+    ({"vec_env": "batched", "curriculum": [{"until": 10, "stock_size": 2}]},
+     "vec_env batched has no stock-size curriculum"),
 ])
 def test_a_bad_config_stops_before_training_naming_the_key(change, message):
     raw = {"name": "x", "total_timesteps": 100, **change}
@@ -206,6 +211,27 @@ def test_the_train_command_names_a_bad_config_and_trains_nothing(tmp_path):
                               str(tmp_path / "none.yaml")], capture_output=True, text=True,
                              timeout=120)
     assert missing.returncode == 2 and "cannot read config" in missing.stderr
+
+
+def test_training_on_the_batched_engine_writes_a_checkpoint_that_plays(tmp_path):
+    raw = {"name": "batched", "variant": "short", "rules": {"stock_size": 3},
+           "total_timesteps": 1024, "n_envs": 32, "vec_env": "batched",
+           "opponents": {"random": 1.0, "naive": 1.0, "expert": 0.0},
+           "ppo": {"n_steps": 16, "batch_size": 128, "n_epochs": 1, "net_arch": [32]},
+           "eval": {"every": 512, "games": 4, "opponents": ["naive"], "final_games": 4,
+                    "final_opponents": ["random"]},
+           "output_dir": str(tmp_path / "checkpoints"), "log_dir": str(tmp_path / "runs")}
+    card = train(cfgmod.validate(raw), progress=False)
+    assert card["steps"] >= 1024 and card["config"]["vec_env"] == "batched"
+    assert card["n_envs"] == 32
+    assert [p["steps"] for p in card["learning_curve"]] == [512, 1024]
+    assert card["evaluation"]["results"]["random"]["games"] == 4
+    agent = load_policy_agent(str(tmp_path / "checkpoints" / "batched.zip"), seed=0)
+    game = Game(Rules.preset("short", 2, stock_size=3), seed=1)
+    while not game.is_over:
+        action = agent.act(game)
+        assert action in game.legal_actions()
+        game.step(action)
 
 
 def test_the_curriculum_grows_the_stock_then_keeps_the_configs_size():

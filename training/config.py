@@ -9,6 +9,9 @@ from typing import Any
 from skipbo_env import Rules, allowed_players
 from skipbo_env.agents import AGENTS, is_checkpoint
 
+VEC_ENVS = ("subproc", "dummy", "batched")
+BATCHED_GAMES = 256  # games in the batched engine when n_envs is 0
+
 # Every key, with its default (None: required). Nested dictionaries list their own keys.
 DEFAULTS: dict[str, Any] = {
     "name": None,  # the checkpoint's name: checkpoints/<name>.zip and .json
@@ -17,8 +20,10 @@ DEFAULTS: dict[str, Any] = {
     "rules": {},  # overrides of the preset, e.g. {stock_size: 30}
     "seed": 0,
     "total_timesteps": None,
-    "n_envs": 0,  # 0: one per core
-    "vec_env": "subproc",  # or "dummy" (all environments in this process)
+    "n_envs": 0,  # 0: one per core (vec_env batched: 256 games)
+    # "subproc" (a process per environment), "dummy" (all in this process) or "batched" (the
+    # numba batched engine, skipbo_env.vector: scripted random/naive/greedy opponents only)
+    "vec_env": "subproc",
     "opponents": {"random": 1.0},  # scripted players (or checkpoint paths) by weight
     "self_play": {"weight": 0.0, "save_every": 100_000, "pool_size": 10, "refresh": 100},
     "curriculum": [],  # [{until: steps, stock_size: n}, ...], ascending; the last size holds on
@@ -89,8 +94,9 @@ def validate(raw: dict) -> dict:
     _number(cfg["seed"], "seed", integer=True, minimum=0)
     _number(cfg["total_timesteps"], "total_timesteps", integer=True, minimum=1)
     _number(cfg["n_envs"], "n_envs", integer=True, minimum=0)
-    if cfg["vec_env"] not in ("subproc", "dummy"):
-        raise ConfigError(f"vec_env must be 'subproc' or 'dummy', got {cfg['vec_env']!r}")
+    if cfg["vec_env"] not in VEC_ENVS:
+        raise ConfigError(f"vec_env must be one of {', '.join(VEC_ENVS)}, got "
+                          f"{cfg['vec_env']!r}")
     opponents = cfg["opponents"]
     if not isinstance(opponents, dict) or not opponents:
         raise ConfigError(f"opponents must map player names to weights, got {opponents!r}")
@@ -145,6 +151,8 @@ def validate(raw: dict) -> dict:
     if not isinstance(arch, list) or not arch or any(
             isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in arch):
         raise ConfigError(f"ppo.net_arch must be a list of positive layer widths, got {arch!r}")
+    if cfg["vec_env"] == "batched":
+        _check_batched(cfg)
     ev = cfg["eval"]
     _number(ev["every"], "eval.every", integer=True, minimum=1)
     for key in ("games", "final_games"):
@@ -158,6 +166,23 @@ def validate(raw: dict) -> dict:
         if not isinstance(cfg[key], str) or not cfg[key]:
             raise ConfigError(f"{key} must be a directory path, got {cfg[key]!r}")
     return cfg
+
+
+def _check_batched(cfg: dict) -> None:
+    """The batched engine plays its opponents inside its kernels: only its scripted players,
+    no self-play snapshots and no stock-size curriculum."""
+    from skipbo_env.vector._agents import AGENT_NAMES
+
+    others = [name for name, w in cfg["opponents"].items() if w > 0 and name not in AGENT_NAMES]
+    if others:
+        raise ConfigError(f"vec_env batched plays only {', '.join(AGENT_NAMES)} as opponents, "
+                          f"not {others[0]!r}; use vec_env subproc for it")
+    if cfg["self_play"]["weight"] > 0:
+        raise ConfigError("vec_env batched has no self-play: set self_play.weight to 0 or use "
+                          "vec_env subproc")
+    if cfg["curriculum"]:
+        raise ConfigError("vec_env batched has no stock-size curriculum: leave curriculum empty "
+                          "or use vec_env subproc")
 
 
 def load(path: str) -> dict:

@@ -23,7 +23,7 @@ from skipbo_env.gym_env import OpponentPool, SkipBoEnv
 from skipbo_env.observation import PILE_DEPTH
 from skipbo_env.tournament import run_games
 
-from .config import ConfigError, load
+from .config import BATCHED_GAMES, ConfigError, load
 from .pretrain import behaviour_clone
 
 
@@ -40,6 +40,27 @@ def make_env_fn(cfg: dict, rank: int, pool_dir: str | None):
         env.reset(seed=cfg["seed"] * 1000 + rank)
         return Monitor(env)
     return build
+
+
+def make_vec_env(cfg: dict, n_envs: int, pool_dir: str):
+    """The training environments: `n_envs` SkipBoEnv in processes (or this process), or
+    `n_envs` games of the batched engine (vec_env batched), with episode statistics."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    if cfg["vec_env"] == "batched":
+        from skipbo_env.vector import SkipBoVectorEnv, sb3_vec_env
+
+        opponents = {name: w for name, w in cfg["opponents"].items() if w > 0}
+        env = SkipBoVectorEnv(cfg["variant"], cfg["num_players"], num_envs=n_envs,
+                              opponents=opponents, seat="random",
+                              stock_reward=cfg["stock_reward"], **cfg["rules"])
+        vec = VecMonitor(sb3_vec_env(env))
+        vec.seed(cfg["seed"])
+        return vec
+    fns = [make_env_fn(cfg, rank, pool_dir) for rank in range(n_envs)]
+    if cfg["vec_env"] == "subproc" and n_envs > 1:
+        return SubprocVecEnv(fns, start_method="fork")
+    return DummyVecEnv(fns)
 
 
 def stock_size_at(cfg: dict, steps: int) -> int:
@@ -82,20 +103,22 @@ def train(cfg: dict, progress: bool = True) -> dict:
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
-
     name, rules = cfg["name"], cfg["_rules"]
-    n_envs = cfg["n_envs"] or os.cpu_count() or 1
+    cores = os.cpu_count() or 1
+    batched = cfg["vec_env"] == "batched"
+    n_envs = cfg["n_envs"] or (BATCHED_GAMES if batched else cores)
+    # Processes for the evaluations and the cloning data: one per environment, or per core
+    # when the environments are games of the batched engine.
+    workers = cores if batched else n_envs
     log_dir = os.path.join(cfg["log_dir"], name)
     pool_dir = os.path.join(log_dir, "pool")
     shutil.rmtree(log_dir, ignore_errors=True)  # a rerun of the config starts afresh
     os.makedirs(pool_dir, exist_ok=True)
     os.makedirs(cfg["output_dir"], exist_ok=True)
     torch.manual_seed(cfg["seed"])
-    torch.set_num_threads(1 if n_envs > 1 else (os.cpu_count() or 1))
-    fns = [make_env_fn(cfg, rank, pool_dir) for rank in range(n_envs)]
-    vec = SubprocVecEnv(fns, start_method="fork") if cfg["vec_env"] == "subproc" \
-        and n_envs > 1 else DummyVecEnv(fns)
+    # Batched games step in this process between the policy's batches: both use every core.
+    torch.set_num_threads(cores if batched or n_envs == 1 else 1)
+    vec = make_vec_env(cfg, n_envs, pool_dir)
     ppo = dict(cfg["ppo"])
     arch = ppo.pop("net_arch")
     model = MaskablePPO("MlpPolicy", vec, seed=cfg["seed"], device="cpu", verbose=0,
@@ -105,7 +128,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
     ev = cfg["eval"]
     pretrained = None
     if cfg["pretrain"]["samples"]:
-        pretrained = behaviour_clone(model, cfg, stock_size_at(cfg, 0), workers=n_envs,
+        pretrained = behaviour_clone(model, cfg, stock_size_at(cfg, 0), workers=workers,
                                      log=print if progress else (lambda *_: None))
 
     def evaluate(steps: int, stock: int, logger=None) -> None:
@@ -113,7 +136,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
         path = os.path.join(log_dir, "latest.zip")
         model.save(path)
         results = _summary(evaluate_model(path, cfg, ev["opponents"], ev["games"],
-                                          cfg["seed"] + steps, workers=n_envs), path)
+                                          cfg["seed"] + steps, workers=workers), path)
         point = {"steps": steps, "seconds": round(time.perf_counter() - start, 1),
                  "stock_size": stock, "win_rate": {}}
         for opp, r in results.items():
@@ -143,7 +166,8 @@ def train(cfg: dict, progress: bool = True) -> dict:
             steps = self.num_timesteps
             stock = stock_size_at(cfg, steps)
             if stock != self.stock:
-                self.training_env.env_method("set_stock_size", stock)
+                if cfg["curriculum"]:
+                    self.training_env.env_method("set_stock_size", stock)
                 self.logger.record("curriculum/stock_size", stock)
                 self.stock = stock
             if cfg["self_play"]["weight"] > 0 and steps >= self.next_save:
@@ -168,7 +192,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
     final = {}
     if ev["final_games"]:
         final = _summary(evaluate_model(path, cfg, ev["final_opponents"], ev["final_games"],
-                                        10_000 + cfg["seed"], workers=n_envs,
+                                        10_000 + cfg["seed"], workers=workers,
                                         progress=progress), path)
     raw = {k: v for k, v in cfg.items() if not k.startswith("_")}
     card = {
