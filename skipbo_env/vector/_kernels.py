@@ -177,7 +177,7 @@ def draw_card(piles, lens, rng, prm, g):
     return piles[g, dk, lens[g, dk]]
 
 
-@jit
+@jit(inline="always")
 def draw(piles, lens, rng, prm, g, p, count):
     hk = prm[P_HANDS] + p
     for _ in range(count):
@@ -188,7 +188,7 @@ def draw(piles, lens, rng, prm, g, p, count):
         lens[g, hk] += 1
 
 
-@jit
+@jit(inline="always")
 def start_turn(piles, lens, scal, rng, prm, g):
     p = scal[g, S_CUR]
     scal[g, S_PLAYED] = 0
@@ -252,7 +252,7 @@ def team_stocks_empty(lens, prm, team_id, teams, g, p):
     return True
 
 
-@jit
+@jit(inline="always")
 def end_turn(piles, lens, scal, rng, prm, g):
     scal[g, S_PHASE] = PLAY
     scal[g, S_PPILE] = -1
@@ -272,7 +272,7 @@ def end_turn(piles, lens, scal, rng, prm, g):
     start_turn(piles, lens, scal, rng, prm, g)
 
 
-@jit
+@jit(inline="always")
 def place(piles, lens, scal, rng, prm, team_id, teams, g, card, i, stock_owner):
     """Put card on building pile i (engine.Game._place)."""
     n, top = prm[P_N], prm[P_TOP]
