@@ -667,15 +667,23 @@ def write_returns(scal, prm, team_id, g, out):
 
 
 # -- batched entry points ------------------------------------------------------------------------
+@jit
+def observe(piles, lens, scal, prm, owners, team_id, scale, deck, obs, masks, nlegal, seats,
+            seen, cache, g):
+    """Game g's seat to act, its legal actions (mask and count) and its observation."""
+    seats[g] = scal[g, S_CUR]
+    nlegal[g] = legal_mask(piles, lens, scal, prm, owners, g, masks)
+    encode(piles, lens, scal, prm, team_id, scale, deck, seen, cache, g, seats[g], obs)
+
+
 @jit(parallel=True)
-def reset_all(piles, lens, scal, rng, prm, deck, obs, masks, nlegal, seats, seen, cache,
-              team_id, owners, scale):
+def reset_all(piles, lens, scal, rng, prm, owners, team_id, scale, deck, obs, masks, nlegal,
+              seats, seen, cache):
     """Deal every game from its generator and observe the player to act."""
     for g in prange(piles.shape[0]):
         deal(piles, lens, scal, rng, prm, deck, g)
-        seats[g] = scal[g, S_CUR]
-        nlegal[g] = legal_mask(piles, lens, scal, prm, owners, g, masks)
-        encode(piles, lens, scal, prm, team_id, scale, deck, seen, cache, g, seats[g], obs)
+        observe(piles, lens, scal, prm, owners, team_id, scale, deck, obs, masks, nlegal, seats,
+                seen, cache, g)
 
 
 @jit(parallel=True)
@@ -683,9 +691,8 @@ def observe_all(piles, lens, scal, prm, owners, team_id, scale, deck, obs, masks
                 seen, cache):
     """Observe the player to act in every game."""
     for g in prange(piles.shape[0]):
-        seats[g] = scal[g, S_CUR]
-        nlegal[g] = legal_mask(piles, lens, scal, prm, owners, g, masks)
-        encode(piles, lens, scal, prm, team_id, scale, deck, seen, cache, g, seats[g], obs)
+        observe(piles, lens, scal, prm, owners, team_id, scale, deck, obs, masks, nlegal, seats,
+                seen, cache, g)
 
 
 @jit

@@ -103,9 +103,9 @@ class VectorEngine:
         self.rng[:] = seed_states(seeder.integers(2**63, size=self.num_games))
         self.agent_rng[:] = seeder.integers(2**63, size=self.num_games).astype(np.uint64)
         t = self.tables
-        K.reset_all(self.piles, self.lens, self.scal, self.rng, t.prm, t.deck, self.obs,
-                    self.masks, self.num_legal, self.seats, self._seen, self._cache, t.team_id,
-                    t.owners, t.scale)
+        K.reset_all(self.piles, self.lens, self.scal, self.rng, t.prm, t.owners, t.team_id,
+                    t.scale, t.deck, self.obs, self.masks, self.num_legal, self.seats,
+                    self._seen, self._cache)
         self._ready = True
         return self.obs, self.masks, self.seats
 
@@ -232,11 +232,8 @@ class VectorEngine:
     def observe(self, i: int) -> None:
         """Recompute game i's mask and observation (after its arrays were written)."""
         t = self.tables
-        self.seats[i] = self.scal[i, K.S_CUR]
-        self.num_legal[i] = K.legal_mask(self.piles, self.lens, self.scal, t.prm, t.owners, i,
-                                         self.masks)
-        K.encode(self.piles, self.lens, self.scal, t.prm, t.team_id, t.scale, t.deck,
-                 self._seen, self._cache, i, self.seats[i], self.obs)
+        K.observe(self.piles, self.lens, self.scal, t.prm, t.owners, t.team_id, t.scale, t.deck,
+                  self.obs, self.masks, self.num_legal, self.seats, self._seen, self._cache, i)
 
     def _check_index(self, i: int) -> None:
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) \
