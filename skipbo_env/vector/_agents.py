@@ -252,6 +252,16 @@ def env_reset(seat_option, weights, kinds, learner, piles, lens, scal, rng, prm,
         encode(piles, lens, scal, prm, team_id, scale, deck, seen, cache, g, learner[g], obs)
 
 
+@jit(inline="always")
+def _team_stock(lens, prm, team_id, g, t):
+    """Stock cards left to team t in game g."""
+    left = 0
+    for p in range(prm[P_N]):
+        if team_id[p] == t:
+            left += lens[g, prm[P_STOCKS] + p]
+    return left
+
+
 @jit(parallel=True)
 def env_step(seat_option, weights, stock_reward, kinds, learner, piles, lens, scal, rng, prm,
              owners, team_id, teams, act, deck, scale, actions, masks, nlegal, obs, seen, cache,
@@ -260,17 +270,10 @@ def env_step(seat_option, weights, stock_reward, kinds, learner, piles, lens, sc
     turn; a finished game is scored for the learner, observed into final_obs and replaced."""
     for g in prange(piles.shape[0]):
         seat = learner[g]
-        before = 0
         t = team_id[seat]
-        for p in range(prm[P_N]):
-            if team_id[p] == t:
-                before += lens[g, prm[P_STOCKS] + p]
+        before = _team_stock(lens, prm, team_id, g, t)
         step_game(piles, lens, scal, rng, prm, owners, team_id, teams, act, g, actions[g])
-        after = 0
-        for p in range(prm[P_N]):
-            if team_id[p] == t:
-                after += lens[g, prm[P_STOCKS] + p]
-        reward = stock_reward * (before - after)
+        reward = stock_reward * (before - _team_stock(lens, prm, team_id, g, t))
         _opponents(kinds, learner, piles, lens, scal, rng, prm, owners, team_id, teams, act,
                    masks, nlegal, arng, g)
         terminated[g] = False

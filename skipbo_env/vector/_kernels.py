@@ -152,16 +152,26 @@ def agent_random(arng, g, top):
 
 # -- rules --------------------------------------------------------------------------------------
 @jit(inline="always")
-def fits(prm, piles, lens, g, card, i):
-    """Whether building pile i takes card (engine.fits)."""
+def fits_shown(prm, rank, shows, shows_wild):
+    """Whether a building pile showing `shows` (its top a wild if `shows_wild`) takes a card
+    of `rank`: the kernels' one statement of engine.fits."""
+    if rank == 0:
+        return prm[P_WOW] or not shows_wild
+    return rank == shows + 1
+
+
+@jit(inline="always")
+def fits_rank(prm, piles, lens, g, rank, i):
+    """Whether building pile i takes a card of `rank`."""
     k = prm[P_BUILD] + i
     size = lens[g, k]
-    rank = card % (prm[P_TOP] + 1)
-    if rank == 0:
-        if prm[P_WOW]:
-            return True
-        return not (size > 0 and piles[g, k, size - 1] == 0)
-    return rank == size + 1
+    return fits_shown(prm, rank, size, size > 0 and piles[g, k, size - 1] == 0)
+
+
+@jit(inline="always")
+def fits(prm, piles, lens, g, card, i):
+    """Whether building pile i takes card."""
+    return fits_rank(prm, piles, lens, g, card % (prm[P_TOP] + 1), i)
 
 
 @jit(inline="always")
@@ -416,16 +426,11 @@ def step_game(piles, lens, scal, rng, prm, owners, team_id, teams, act, g, a):
 @jit(inline="always")
 def _mark_plays(masks, prm, piles, lens, g, card, source):
     """Mark the plays of card from play source number `source`; returns how many."""
-    b, k = prm[P_B], prm[P_BUILD]
-    rank = card % (prm[P_TOP] + 1)
+    b = prm[P_B]
+    rank = card % (prm[P_TOP] + 1)  # once per source, not once per pile
     marked = 0
     for i in range(b):
-        size = lens[g, k + i]
-        if rank == 0:
-            ok = prm[P_WOW] or not (size > 0 and piles[g, k + i, size - 1] == 0)
-        else:
-            ok = rank == size + 1
-        if ok:
+        if fits_rank(prm, piles, lens, g, rank, i):
             masks[g, source * b + i] = 1
             marked += 1
     return marked
@@ -516,16 +521,16 @@ def _coin_actions(piles, lens, scal, prm, g, p, masks):
         if need >= top or coins < need:
             continue
         ok = False
-        # With the coin in place the pile shows `need` and no wild: a wild or need+1 follows.
+        # With the coin in place the pile shows `need`, and its top is no wild.
         for j in range(lens[g, hk]):
             rank = piles[g, hk, j] % (top + 1)
-            if rank == 0 or rank == need + 1:
+            if fits_shown(prm, rank, need, False):
                 ok = True
         for j in range(d + 1):
             k = prm[P_STOCKS] + p if j == 0 else prm[P_DISCS] + p * d + j - 1
             if lens[g, k]:
                 rank = piles[g, k, lens[g, k] - 1] % (top + 1)
-                if rank == 0 or rank == need + 1:
+                if fits_shown(prm, rank, need, False):
                     ok = True
         if ok:
             masks[g, prm[P_CBASE] + i] = 1

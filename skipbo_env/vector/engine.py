@@ -20,10 +20,16 @@ def _num_games(num_games: Any) -> int:
     return int(num_games)
 
 
+def split_names(names):
+    """A comma-separated string of player names as a list; anything else as given."""
+    if isinstance(names, str):
+        return [name.strip() for name in names.split(",")]
+    return names
+
+
 def agent_kinds(players, num_players: int) -> np.ndarray:
     """The kernels' numbers of a list of batched scripted players, one per seat."""
-    if isinstance(players, str):
-        players = [p.strip() for p in players.split(",")]
+    players = split_names(players)
     try:
         players = list(players)
     except TypeError:

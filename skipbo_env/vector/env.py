@@ -12,14 +12,13 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from . import _agents as KA
-from .engine import VectorEngine
+from .engine import VectorEngine, split_names
 
 
 def _weights(opponents) -> np.ndarray:
     """Cumulative weights over the batched players from a name, a list of names (equal
     weights) or a {name: weight} mapping."""
-    if isinstance(opponents, str):
-        opponents = [p.strip() for p in opponents.split(",")]
+    opponents = split_names(opponents)
     if isinstance(opponents, dict):
         items = list(opponents.items())
     else:
