@@ -16,9 +16,9 @@ State of game g (see `Tables` in layout.py for the static side):
 
 from __future__ import annotations
 
-import numpy as np
 from functools import partial
 
+import numpy as np
 from numba import njit, prange
 
 _njit = partial(njit, cache=True, error_model="numpy")
@@ -642,9 +642,11 @@ def encode(piles, lens, scal, prm, team_id, scale, deck, seen, cache, g, seat, o
             if scal[g, prm[P_SDIRTY] + q]:
                 _encode_pile(piles, lens, prm, scale, g, prm[P_PUB0] + q, cache, q, so)
                 scal[g, prm[P_SDIRTY] + q] = 0
-            start = o + poff + s * pw
+            # Through views indexed from 0, the copy compiles to vector instructions.
+            dst = obs[g, o + poff + s * pw:o + poff + (s + 1) * pw]
+            src = cache[g, q]
             for j in range(pw):
-                obs[g, start + j] = cache[g, q, j]
+                dst[j] = src[j]
     u = prm[O_UNSEEN]
     for c in range(r):
         seen[g, c] += scal[g, prm[P_SPUB] + c]
