@@ -23,6 +23,7 @@ tiny stock) are dealt again.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -36,6 +37,7 @@ from .observation import PILE_DEPTH, ObservationEncoder
 from .rules import Rules
 
 SELF_PLAY = "self_play"
+MAX_DEALS = 1000  # deals tried for one reset before giving up
 
 
 def check_opponents(opponents: Any, where: str = "opponents") -> dict[str, float]:
@@ -107,15 +109,21 @@ class RolesEnv(AECEnv):
         return self._action_space
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if options:
+            warnings.warn(f"RolesEnv.reset ignores options {sorted(options)}", stacklevel=2)
         if seed is not None:
             self._rng = np.random.default_rng(seed)
             self._make_scripted()
-        while True:
+        for _ in range(MAX_DEALS):
             self._seat()
             self.game = Game(self.rules, int(self._rng.integers(2**63)))
             self._play_scripted()
             if not self.game.is_over:
                 break
+        else:
+            raise RuntimeError(f"the scripted seats finished {MAX_DEALS} deals in a row before "
+                               f"any agent acted; the stock ({self.rules.stock_size}) is too "
+                               f"small for these opponents")
         self.agents = [a for a in self.possible_agents if a in self.seat_of]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)

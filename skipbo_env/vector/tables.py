@@ -120,8 +120,8 @@ def build_tables(rules: Rules) -> Tables:
             act[a, K.A_CARD], act[a, K.A_PILE] = rest
         elif kind == "coin":
             act[a, K.A_PILE] = rest[0]
-    return Tables(rules=rules, prm=tuple(int(x) for x in prm), owners=owners, team_id=team_id, teams=teams,
-                  deck=np.array(rules.deck_counts(), dtype=np.int64), act=act,
+    return Tables(rules=rules, prm=tuple(int(x) for x in prm), owners=owners, team_id=team_id,
+                  teams=teams, deck=np.array(rules.deck_counts(), dtype=np.int64), act=act,
                   scale=encoder._scale.copy(), capacity=rules.deck_size)
 
 
