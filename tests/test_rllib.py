@@ -61,6 +61,21 @@ def test_a_bad_rllib_config_is_refused_naming_the_key(tmp_path, change, message)
         validate(raw)
 
 
+def test_the_training_script_refuses_a_missing_or_bad_config_before_ray_starts(tmp_path,
+                                                                                capsys):
+    from training.rllib_train import main
+    cases = [([str(tmp_path / "nope.yaml")], "cannot read config"),
+             ([SMOKE, "--iterations", "0"], "--iterations must be at least 1")]
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\niterations: 0\n")
+    cases.append(([str(bad)], "iterations must be at least 1"))
+    for argv, message in cases:
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 2
+        assert message in capsys.readouterr().err
+
+
 # -- Ray ---------------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def ray_local():

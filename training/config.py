@@ -187,6 +187,11 @@ def _check_batched(cfg: dict) -> None:
 
 def load(path: str) -> dict:
     """Read and validate the YAML config at `path`."""
+    return validate(read_yaml(path))
+
+
+def read_yaml(path: str) -> dict:
+    """The YAML mapping at `path`, or ConfigError saying why it cannot be read."""
     import yaml
 
     try:
@@ -198,4 +203,4 @@ def load(path: str) -> dict:
         raise ConfigError(f"config {path} is not valid YAML: {e}") from None
     if raw is None:
         raise ConfigError(f"config {path} is empty")
-    return validate(raw)
+    return raw

@@ -32,7 +32,7 @@ from typing import Any
 
 from skipbo_env import Rules, __version__, allowed_players
 from skipbo_env.roles import SELF_PLAY, check_opponents
-from training.config import ConfigError, _merge, _number
+from training.config import ConfigError, _merge, _number, read_yaml
 
 SKIPBO_FILE = "skipbo.json"  # the game settings, written into the RLlib checkpoint
 
@@ -131,18 +131,7 @@ def validate(raw: dict) -> dict:
 
 def load(path: str) -> dict:
     """Read and validate the YAML config at `path`."""
-    import yaml
-
-    try:
-        with open(path) as f:
-            raw = yaml.safe_load(f)
-    except OSError as e:
-        raise ConfigError(f"cannot read config {path}: {e.strerror}") from None
-    except yaml.YAMLError as e:
-        raise ConfigError(f"config {path} is not valid YAML: {e}") from None
-    if raw is None:
-        raise ConfigError(f"config {path} is empty")
-    return validate(raw)
+    return validate(read_yaml(path))
 
 
 def self_play(cfg: dict) -> bool:
