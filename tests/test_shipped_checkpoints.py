@@ -62,3 +62,31 @@ def test_a_shipped_checkpoint_is_an_opponent_in_the_terminal_game():
         if not session.game.is_over:
             session.play(session.hint().action)
     assert session.result() is not None
+
+
+def test_the_shipped_rllib_checkpoint_has_the_model_card_of_its_config():
+    from training.rllib_train import load as load_rllib
+
+    card = json.loads((ROOT / "checkpoints" / "rllib_standard_2p.json").read_text())
+    cfg = load_rllib(str(ROOT / "configs" / "rllib_standard_2p.yaml"))
+    raw = {k: v for k, v in cfg.items() if not k.startswith("_")}
+    assert card["config"] == raw
+    assert card["rules"] == cfg["_rules"].to_dict()
+    assert card["iterations"] == cfg["iterations"] == len(card["curve"])
+    assert card["env_steps"] >= cfg["iterations"] * cfg["ppo"]["train_batch_size"]
+    assert set(card["evaluation"]) == set(cfg["eval"]["opponents"])
+    assert all(r["games"] >= cfg["eval"]["games"] for r in card["evaluation"].values())
+
+
+def test_the_shipped_rllib_checkpoint_plays_legal_moves_in_every_seat():
+    path = str(ROOT / "checkpoints" / "rllib_standard_2p.zip")
+    agent = make_agent(path)
+    rules = Rules.preset("standard", 2)
+    for seat in range(2):
+        game = Game(rules, 200 + seat)
+        others = make_agent("naive", seat)
+        while not game.is_over:
+            player = agent if game.current_player == seat else others
+            action = player.act(game)
+            assert action in game.legal_actions()
+            game.step(action)

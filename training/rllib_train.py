@@ -280,7 +280,8 @@ def train(cfg: dict, address: str | None = None, log=print) -> dict:
     path = os.path.join(out, f"{cfg['name']}.zip")
     card = {"name": cfg["name"], "config": {k: v for k, v in cfg.items()
                                             if not k.startswith("_")},
-            "rllib_checkpoint": rllib_dir, "iterations": cfg["iterations"],
+            "rllib_checkpoint": os.path.join(out, f"{cfg['name']}_rllib"),
+            "iterations": cfg["iterations"],
             "env_steps": curve[-1]["env_steps"], "seconds": round(elapsed, 1),
             "curve": curve, "versions": versions()}
     export_policy(state, cfg["ppo"]["net_arch"], cfg["_rules"], path, card)
@@ -316,7 +317,7 @@ def export(checkpoint: str, path: str) -> str:
                             if k not in ("opponents", "stock_reward")})
     arch = list(module.model_config.get("net_arch", [256, 256]))
     return export_policy(module.get_state(), arch, rules, path,
-                         {"rllib_checkpoint": os.path.abspath(checkpoint)})
+                         {"rllib_checkpoint": checkpoint})
 
 
 def _checkpoint_env_config(checkpoint: str) -> dict:
