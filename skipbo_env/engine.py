@@ -116,6 +116,10 @@ class Game:
         """Size of the action space."""
         return self.layout.size
 
+    def team_stock_size(self, seat: int) -> int:
+        """Stock cards left to `seat`'s team (the seat's own without teams)."""
+        return sum(len(self.stocks[s]) for s in self.rules.team_of(seat))
+
     def winning_seats(self) -> list[int]:
         """The seats that won (both partners for a team); empty unless the game is won."""
         if self.phase != "won":
@@ -544,7 +548,7 @@ class Game:
         self.pile_coins[pile] = 0
 
     def _team_stocks_empty(self, p: int) -> bool:
-        return all(not self.stocks[s] for s in self.rules.team_of(p))
+        return self.team_stock_size(p) == 0
 
     def _draw_card(self) -> int | None:
         if not self.draw_pile:

@@ -219,10 +219,9 @@ class SkipBoEnv(gym.Env):
             info = self._info()
             info["illegal_action"] = True
             return self._observe(), -1.0, True, False, info
-        team = self.rules.team_of(self.seat)
-        before = sum(len(game.stocks[s]) for s in team)
+        before = game.team_stock_size(self.seat)
         game.step(action)
-        reward = self.stock_reward * (before - sum(len(game.stocks[s]) for s in team))
+        reward = self.stock_reward * (before - game.team_stock_size(self.seat))
         self._play_opponents()
         if game.is_over:
             self._ended = True

@@ -23,6 +23,7 @@ tiny stock) are dealt again.
 
 from __future__ import annotations
 
+import os
 import warnings
 from typing import Any
 
@@ -53,6 +54,8 @@ def check_opponents(opponents: Any, where: str = "opponents") -> dict[str, float
                                              or is_checkpoint(name)):
             raise ValueError(f"{where}: unknown opponent {name!r}; use {SELF_PLAY}, one of "
                              f"{', '.join(AGENTS)}, or a checkpoint path (.zip)")
+        if name not in AGENTS and name != SELF_PLAY and not os.path.isfile(name):
+            raise ValueError(f"{where}: checkpoint {name} does not exist")
         if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0 \
                 or not np.isfinite(weight):
             raise ValueError(f"{where}.{name} must be a non-negative number, got {weight!r}")
@@ -80,7 +83,6 @@ class RolesEnv(AECEnv):
         n = self.rules.num_players
         self.teams = [list(t) for t in self.rules.teams] if self.rules.teams \
             else [[p] for p in range(n)]
-        self._team_of = {p: j for j, team in enumerate(self.teams) for p in team}
         size = len(self.teams[0])
         self.possible_agents = ([f"learner_{i}" for i in range(size)]
                                 + [f"opponent_{i}" for i in range(n - size)])
@@ -144,19 +146,16 @@ class RolesEnv(AECEnv):
         self.seat_of, self.player_of = {}, {}
         for i, seat in enumerate(sorted(self.teams[mine])):
             self.seat_of[f"learner_{i}"] = seat
-        others = [t for j, t in enumerate(self.teams) if j != mine]
-        kinds = [self._names[int(self._rng.choice(len(self._names), p=self._weights))]
-                 for _ in others]
-        i = 0
-        for seat in range(self.rules.num_players):
-            team = next((j for j, t in enumerate(others) if seat in t), None)
-            if team is None:
-                continue
-            if kinds[team] == SELF_PLAY:
+        kinds = {j: self._names[int(self._rng.choice(len(self._names), p=self._weights))]
+                 for j in range(len(self.teams)) if j != mine}
+        others = [seat for seat in range(self.rules.num_players)
+                  if seat not in self.teams[mine]]
+        for i, seat in enumerate(others):
+            kind = kinds[next(j for j in kinds if seat in self.teams[j])]
+            if kind == SELF_PLAY:
                 self.seat_of[f"opponent_{i}"] = seat
             else:
-                self.player_of[seat] = kinds[team]
-            i += 1
+                self.player_of[seat] = kind
         for agent, seat in self.seat_of.items():
             self.player_of[seat] = agent
 
@@ -179,16 +178,16 @@ class RolesEnv(AECEnv):
         if isinstance(action, np.integer):
             action = int(action)
         game = self.game
-        before = self._team_stocks()
+        if self.stock_reward:
+            before = {a: game.team_stock_size(self.seat_of[a]) for a in self.agents}
         game.step(action)  # raises ValueError, naming the legal actions, if illegal
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         self._play_scripted()
         if self.stock_reward:
-            after = self._team_stocks()
             for a in self.agents:
-                t = self._team_of[self.seat_of[a]]
-                self.rewards[a] = self.stock_reward * (before[t] - after[t])
+                played = before[a] - game.team_stock_size(self.seat_of[a])
+                self.rewards[a] = self.stock_reward * played
         if game.is_over:
             returns = game.returns()
             for a in self.agents:
@@ -201,11 +200,6 @@ class RolesEnv(AECEnv):
         else:
             self.agent_selection = self.player_of[game.current_player]
         self._accumulate_rewards()
-
-    def _team_stocks(self) -> list[int]:
-        """Stock cards left to each team."""
-        sizes = [len(pile) for pile in self.game.stocks]
-        return [sum(sizes[p] for p in team) for team in self.teams]
 
     def render(self) -> None:
         return None

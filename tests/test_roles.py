@@ -124,6 +124,7 @@ def test_an_illegal_action_raises_naming_the_legal_ones():
     ({"random": -1}, "opponents.random must be a non-negative number"),
     ({"random": True}, "opponents.random must be a non-negative number"),
     ({"random": 0, "self_play": 0}, "must not all be zero"),
+    ({"nowhere/policy.zip": 1.0}, "checkpoint nowhere/policy.zip does not exist"),
 ])
 def test_bad_opponents_are_refused_by_name(bad, message):
     with pytest.raises(ValueError, match=message):

@@ -77,21 +77,27 @@ def _merge(defaults: dict, given: dict, where: str) -> dict:
     return out
 
 
+def check_game(cfg: dict) -> None:
+    """Check a merged config's name, game (variant, num_players, rules) and seed, shared by
+    the SB3 and the RLlib configs; the rules go to cfg["_rules"]."""
+    if not isinstance(cfg["name"], str) or not cfg["name"] or "/" in cfg["name"]:
+        raise ConfigError(f"name must be a non-empty file name, got {cfg['name']!r}")
+    try:
+        allowed_players(cfg["variant"])
+        cfg["_rules"] = Rules.preset(cfg["variant"], cfg["num_players"], **cfg["rules"])
+    except (TypeError, ValueError) as e:
+        raise ConfigError(f"variant/num_players/rules: {e}") from None
+    _number(cfg["seed"], "seed", integer=True, minimum=0)
+
+
 def validate(raw: dict) -> dict:
     """The full configuration (defaults filled in), or ConfigError naming the problem."""
     cfg = _merge(DEFAULTS, raw, "")
     for key, value in cfg.items():
         if value is None:
             raise ConfigError(f"{key} is required")
-    if not isinstance(cfg["name"], str) or not cfg["name"] or "/" in cfg["name"]:
-        raise ConfigError(f"name must be a non-empty file name, got {cfg['name']!r}")
-    try:
-        allowed_players(cfg["variant"])
-        rules = Rules.preset(cfg["variant"], cfg["num_players"], **cfg["rules"])
-    except (TypeError, ValueError) as e:
-        raise ConfigError(f"variant/num_players/rules: {e}") from None
-    cfg["_rules"] = rules
-    _number(cfg["seed"], "seed", integer=True, minimum=0)
+    check_game(cfg)
+    rules = cfg["_rules"]
     _number(cfg["total_timesteps"], "total_timesteps", integer=True, minimum=1)
     _number(cfg["n_envs"], "n_envs", integer=True, minimum=0)
     if cfg["vec_env"] not in VEC_ENVS:

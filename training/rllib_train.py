@@ -25,14 +25,13 @@ import argparse
 import json
 import math
 import os
-import platform
 import sys
 import time
 from typing import Any
 
-from skipbo_env import Rules, __version__, allowed_players
+from skipbo_env import Rules
 from skipbo_env.roles import SELF_PLAY, check_opponents
-from training.config import ConfigError, _merge, _number, read_yaml
+from training.config import ConfigError, _merge, _number, check_game, read_yaml
 
 SKIPBO_FILE = "skipbo.json"  # the game settings, written into the RLlib checkpoint
 
@@ -61,24 +60,7 @@ DEFAULTS: dict[str, Any] = {
 def validate(raw: dict) -> dict:
     """The config with defaults filled in, or ConfigError naming the bad key."""
     cfg = _merge(DEFAULTS, raw, "")
-    if not isinstance(cfg["name"], str) or not cfg["name"] or os.sep in cfg["name"]:
-        raise ConfigError(f"name must be a non-empty file name, got {cfg['name']!r}")
-    if not isinstance(cfg["variant"], str):
-        raise ConfigError(f"variant must be a string, got {cfg['variant']!r}")
-    _number(cfg["num_players"], "num_players", integer=True, minimum=2)
-    if not isinstance(cfg["rules"], dict):
-        raise ConfigError(f"rules must be a mapping of rule overrides, got {cfg['rules']!r}")
-    try:
-        if cfg["num_players"] not in allowed_players(cfg["variant"]):
-            raise ConfigError(f"num_players: {cfg['variant']} is played by "
-                              f"{allowed_players(cfg['variant'])} players, got "
-                              f"{cfg['num_players']}")
-        cfg["_rules"] = Rules.preset(cfg["variant"], cfg["num_players"], **cfg["rules"])
-    except (TypeError, ValueError) as e:
-        if isinstance(e, ConfigError):
-            raise
-        raise ConfigError(f"rules: {e}") from None
-    _number(cfg["seed"], "seed", integer=True, minimum=0)
+    check_game(cfg)
     _number(cfg["iterations"], "iterations", integer=True, minimum=1)
     try:
         cfg["opponents"] = check_opponents(cfg["opponents"])
@@ -197,11 +179,6 @@ def snapshot(algo, cfg: dict, slot: int | None = None) -> None:
         f"frozen_{i}": state for i in slots}}}})
 
 
-def learner_state(algo) -> dict:
-    from skipbo_env.rllib import LEARNER
-    return {k: v for k, v in algo.get_module(LEARNER).get_state().items()}
-
-
 def _figure(result: dict, *keys, default=None):
     for key in keys:
         if not isinstance(result, dict) or key not in result:
@@ -211,36 +188,31 @@ def _figure(result: dict, *keys, default=None):
 
 
 def versions() -> dict:
-    import gymnasium
     import ray
-    import torch
-    return {"python": platform.python_version(), "skipbo_env": __version__,
-            "ray": ray.__version__, "torch": torch.__version__,
-            "gymnasium": gymnasium.__version__}
+
+    from training.train import versions as sb3_versions
+    return {**sb3_versions(), "ray": ray.__version__}
 
 
 def evaluate(path: str, cfg: dict, games: int, opponents: list[str], seed: int) -> dict:
     """Win rates of the exported policy at `path` (on the learner's team, seat-rotated)
     against each opponent, by the tournament harness."""
     from skipbo_env.tournament import run_games
+    from training.train import _summary
 
     rules = cfg["_rules"]
-    teams = rules.teams or [[p] for p in range(rules.num_players)]
-    out = {}
+    results = {}
     for name in opponents:
-        seats = [path if p in teams[0] else name for p in range(rules.num_players)]
-        res = run_games(rules, seats, games, seed, progress=False)  # on every core
-        out[name] = {"win_rate": res["players"][path]["win_rate"],
-                     "ci95": res["players"][path]["ci95"], "draw_rate": res["draw_rate"],
-                     "games": res["games"]}
-    return out
+        seats = [path if p in rules.team_of(0) else name for p in range(rules.num_players)]
+        results[name] = run_games(rules, seats, games, seed, progress=False)  # every core
+    return _summary(results, path)
 
 
 def train(cfg: dict, address: str | None = None, log=print) -> dict:
     """Train by `cfg` (validated); returns the model card written beside the export."""
     import ray
 
-    from skipbo_env.rllib import export_policy
+    from skipbo_env.rllib import LEARNER, export_policy
 
     if not ray.is_initialized():
         if address:
@@ -273,7 +245,7 @@ def train(cfg: dict, address: str | None = None, log=print) -> dict:
         algo.save_to_path(rllib_dir)
         with open(os.path.join(rllib_dir, SKIPBO_FILE), "w") as f:
             json.dump({"env_config": env_config(cfg), "name": cfg["name"]}, f, indent=1)
-        state = learner_state(algo)
+        state = algo.get_module(LEARNER).get_state()
     finally:
         algo.stop()
     elapsed = time.perf_counter() - start
