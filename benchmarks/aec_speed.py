@@ -58,8 +58,9 @@ def main() -> None:
                                 "masters,masters_short")
     args = parser.parse_args()
 
-    import skipbo_env
     from pettingzoo.classic import connect_four_v3
+
+    import skipbo_env
 
     rows = {"connect_four_v3": (connect_four_v3.env, 1)}
     for variant in args.variants.split(","):

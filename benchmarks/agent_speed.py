@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from skipbo_env import Game, Rules
-from skipbo_env.agents import AGENTS, make_agent
+from skipbo_env.players.registry import AGENTS, make_agent
 
 
 def main() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from skipbo_env import Rules
-from skipbo_env.tournament import run_games
+from skipbo_env.players.tournament import run_games
 
 MATCHES = [
     # (players, stock size or None for the preset's, share of --games)

@@ -58,7 +58,7 @@ def main() -> None:
     sys.path.insert(0, ROOT)
     import ray
 
-    from training.rllib_train import build_config, load
+    from skipbo_env.train.rllib_ppo import build_config, load
 
     cfg = load(args.config)
     cfg["ppo"]["train_batch_size"] = args.batch

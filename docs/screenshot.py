@@ -14,7 +14,7 @@ import time
 import uvicorn
 from playwright.sync_api import sync_playwright
 
-from skipbo_env.web.server import create_app
+from skipbo_env.apps.web.server import create_app
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "screenshot.png")
 

@@ -3,8 +3,8 @@
 import gymnasium
 
 from .actions import ActionLayout
-from .aec import env, raw_env
 from .engine import WILD, Game, card_name
+from .envs.aec import env, raw_env
 from .match import Match
 from .observation import ObservationEncoder
 from .rules import VARIANTS, Rules, allowed_players
@@ -12,7 +12,7 @@ from .rules import VARIANTS, Rules, allowed_players
 __version__ = "0.1.0"
 
 if "SkipBo-v0" not in gymnasium.registry:
-    gymnasium.register(id="SkipBo-v0", entry_point="skipbo_env.gym_env:SkipBoEnv")
+    gymnasium.register(id="SkipBo-v0", entry_point="skipbo_env.envs.gym:SkipBoEnv")
 
 __all__ = ["ActionLayout", "Game", "Match", "ObservationEncoder", "Rules", "VARIANTS", "WILD",
            "allowed_players", "card_name", "env", "raw_env", "__version__"]

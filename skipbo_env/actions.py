@@ -20,11 +20,39 @@ A card is an integer id: ``rank + (max_rank + 1) * toll``, rank 0 being the wild
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
+from typing import NamedTuple
 
 from .rules import Rules
 
-# Source kinds of a play.
-HAND, STOCK, DISCARD = "hand", "stock", "discard"
+
+class SourceKind(str, Enum):
+    """Where a played card comes from (a str, so it also equals its name: "hand")."""
+
+    HAND = "hand"
+    STOCK = "stock"
+    DISCARD = "discard"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+HAND, STOCK, DISCARD = SourceKind.HAND, SourceKind.STOCK, SourceKind.DISCARD
+
+
+class ActionKind(str, Enum):
+    """What an action does (a str, so it also equals its name: "play")."""
+
+    PLAY = "play"
+    DISCARD = "discard"
+    COIN = "coin"  # pay coins as the number a building pile needs (Skip-Bo Masters)
+    BUY = "buy"  # buy another seat's stock top or discard-pile top (Skip-Bo Masters)
+    PAY_TOLL = "pay_toll"
+    DECLINE_TOLL = "decline_toll"
+    END_TURN = "end_turn"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 @dataclass(frozen=True)
@@ -32,9 +60,20 @@ class Source:
     """Where a played card comes from: `owner` is 0 for the player, k for the k-th teammate
     (or, in a purchase, for the k-th seat after the player)."""
 
-    kind: str
+    kind: SourceKind
     index: int = 0
     owner: int = 0
+
+
+class DecodedAction(NamedTuple):
+    """An action taken apart: its kind, then what applies to that kind (None otherwise):
+    the `source` of a play or purchase, the building or discard `pile` it goes on (the
+    building pile of a coin play), the hand `card` (by id) of a discard."""
+
+    kind: ActionKind
+    source: Source | None = None
+    pile: int | None = None
+    card: int | None = None
 
 
 class ActionLayout:
@@ -90,29 +129,27 @@ class ActionLayout:
         """Action that buys from purchase source number `source` onto `pile` (Masters)."""
         return self.purchase_base + source * self.building_piles + pile
 
-    def decode(self, action: int) -> tuple:
-        """``("play", Source, pile)``, ``("discard", card, pile)``, ``("coin", pile)``,
-        ``("buy", Source, pile)``, ``("pay_toll",)``, ``("decline_toll",)`` or
-        ``("end_turn",)``."""
+    def decode(self, action: int) -> DecodedAction:
+        """The action taken apart (`DecodedAction`)."""
         if not 0 <= action < self.size:
             raise ValueError(f"action {action} is outside 0..{self.size - 1}")
         return self.decoded[action]
 
-    def _decode(self, action: int) -> tuple:
+    def _decode(self, action: int) -> DecodedAction:
         b = self.building_piles
         if action < self.num_plays:
             s, pile = divmod(action, b)
-            return ("play", self.sources[s], pile)
+            return DecodedAction(ActionKind.PLAY, self.sources[s], pile)
         if action < self.coin_base:
             card, pile = divmod(action - self.discard_base, self.rules.discard_piles)
-            return ("discard", card, pile)
+            return DecodedAction(ActionKind.DISCARD, pile=pile, card=card)
         if action < self.purchase_base:
-            return ("coin", action - self.coin_base)
+            return DecodedAction(ActionKind.COIN, pile=action - self.coin_base)
         if action < self.purchase_base + self.num_purchases:
             s, pile = divmod(action - self.purchase_base, b)
-            return ("buy", self.purchase_sources[s], pile)
+            return DecodedAction(ActionKind.BUY, self.purchase_sources[s], pile)
         if action == self.pay_toll:
-            return ("pay_toll",)
+            return DecodedAction(ActionKind.PAY_TOLL)
         if action == self.decline_toll:
-            return ("decline_toll",)
-        return ("end_turn",)
+            return DecodedAction(ActionKind.DECLINE_TOLL)
+        return DecodedAction(ActionKind.END_TURN)

@@ -9,6 +9,13 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+from . import checks
+
+# Cards are small integers: the rank 1..max_rank, 0 for the wild (Skip-Bo card), plus
+# (max_rank + 1) * toll for a card with a toll (Skip-Bo Masters).
+WILD = 0
+COIN = -1  # the place a coin play ("a coin N", Skip-Bo Masters) takes in a building pile
+
 HAND_MODES = ("refill", "stacked")
 
 # Default turn limit: uniformly random play reaches it in under 0.1% of games (none of 2000
@@ -111,11 +118,10 @@ class Rules:
 
     # -- construction ---------------------------------------------------------------------------
     @classmethod
-    def preset(cls, name: str, num_players: int = 2, **overrides: Any) -> "Rules":
+    def preset(cls, name: str, num_players: int = 2, **overrides: Any) -> Rules:
         """The named variant for `num_players`, with any field overridden."""
         players = allowed_players(name)
-        if isinstance(num_players, bool) or not isinstance(num_players, int):
-            raise ValueError(f"num_players must be an integer, got {num_players!r}")
+        checks.integer(num_players, "num_players")
         if num_players not in players:
             raise ValueError(
                 f"variant {name!r} allows {', '.join(map(str, players))} players, "
@@ -123,7 +129,9 @@ class Rules:
         _, stock, fields = _PRESETS[name]
         unknown = set(overrides) - {f.name for f in dataclasses.fields(cls)}
         if unknown:
-            raise ValueError(
+            # A TypeError, as Python raises for an unknown keyword: libraries that pass optional
+            # keywords (render_mode, frameskip) fall back on it. Also a ValueError, as before.
+            raise checks.ArgumentTypeError(
                 f"unknown rules field(s) {sorted(unknown)}; fields are {sorted(cls.field_names())}")
         if "variant" in overrides or "num_players" in overrides:
             raise ValueError("variant and num_players are given as arguments, not overrides")
@@ -137,7 +145,7 @@ class Rules:
         return [f.name for f in dataclasses.fields(cls)]
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Rules":
+    def from_dict(cls, data: dict) -> Rules:
         """Rules from the dictionary written by `to_dict` (unknown or missing keys are errors)."""
         if not isinstance(data, dict):
             raise ValueError(f"rules must be a dictionary, got {type(data).__name__}")
@@ -211,13 +219,10 @@ class Rules:
         ints = ["num_players", "stock_size", "hand_size", "max_rank", "copies_per_rank", "wilds",
                 "building_piles", "discard_piles", "max_turns"]
         for name in ints:
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise ValueError(f"{name} must be an integer, got {value!r}")
-        if isinstance(self.coins_per_player, bool) or not isinstance(self.coins_per_player, int) \
-                or self.coins_per_player < 0:
-            raise ValueError(f"coins_per_player must be an integer, zero or more, got "
-                             f"{self.coins_per_player!r}")
+            # Stored as Python ints, so a numpy integer given here still writes as JSON.
+            object.__setattr__(self, name, checks.integer(getattr(self, name), name))
+        object.__setattr__(self, "coins_per_player", checks.integer(
+            self.coins_per_player, "coins_per_player", minimum=0, what="an integer, zero or more"))
         tolled = {}
         for entry in self.toll_table:
             if len(entry) != 3:
@@ -234,8 +239,7 @@ class Rules:
             raise ValueError("toll_table needs coins: set coins_per_player above 0")
         if self.coins_per_player and (self.teams is not None or self.stacked):
             raise ValueError("coins are played only in refill mode without teams")
-        if not isinstance(self.wild_on_wild, bool):
-            raise ValueError(f"wild_on_wild must be true or false, got {self.wild_on_wild!r}")
+        checks.boolean(self.wild_on_wild, "wild_on_wild")
         for name in ["num_players", "stock_size", "hand_size", "max_rank", "copies_per_rank",
                      "building_piles", "max_turns"]:
             if getattr(self, name) <= 0:

@@ -10,8 +10,8 @@ from positions import position
 from test_properties import hide_differently
 
 from skipbo_env import VARIANTS, Game, Rules, allowed_players
-from skipbo_env.agents import AGENTS, LookaheadAgent, make_agent
-from skipbo_env.tournament import play_deal, run_games, wilson
+from skipbo_env.players.registry import AGENTS, LookaheadAgent, make_agent
+from skipbo_env.players.tournament import play_deal, run_games, wilson
 
 STANDARD = Rules.preset("standard", 2)
 W = 0
@@ -135,7 +135,7 @@ def test_the_win_rate_interval_is_wilsons():
 
 def test_the_tournament_command_writes_json(tmp_path):
     out = tmp_path / "r.json"
-    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "tournament", "--players",
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "tournament", "--players",
                              "naive,random", "--games", "20", "--stock-size", "3", "--quiet",
                              "--json", str(out)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
@@ -146,7 +146,7 @@ def test_the_tournament_command_writes_json(tmp_path):
 
 
 def test_the_tournament_command_names_a_bad_player():
-    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "tournament", "--players",
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "tournament", "--players",
                              "naive,wizard", "--games", "2"], capture_output=True, text=True)
     assert result.returncode == 2 and "unknown agent 'wizard'" in result.stderr
 
@@ -197,7 +197,7 @@ def test_expert_plays_rather_than_hold_back_when_nothing_is_left_to_draw():
 
 
 def test_a_round_robin_gives_the_pairwise_table_and_elo_ratings():
-    from skipbo_env.tournament import elo, round_robin
+    from skipbo_env.players.tournament import elo, round_robin
     rules = Rules.preset("standard", 2, stock_size=4)
     result = round_robin(rules, ["naive", "greedy", "random"], 20, seed=2, workers=1,
                          progress=False)

@@ -21,7 +21,7 @@ if not os.path.exists(CHROMIUM):
         raise RuntimeError("CI needs Debian's chromium for the browser tests (.ci/run installs it)")
     pytest.skip("chromium is not installed", allow_module_level=True)
 
-from skipbo_env.web.server import create_app  # noqa: E402
+from skipbo_env.apps.web.server import create_app  # noqa: E402
 
 PLAYER_KEYS = {"seat", "name", "stock_top", "stock_size", "hand_size", "discards", "team",
                "coins", "hand_stacks"}
@@ -116,7 +116,8 @@ def test_a_short_game_is_played_to_the_end_by_clicking(server, browser):
         src.click()
         want = {_tgt_key(m["target"]) for m in moves
                 if m["source"] and _src_key(m["source"]) == _src_key(move["source"])}
-        shown = set(page.eval_on_selector_all(".legal-target", "els => els.map(e => e.dataset.key)"))
+        shown = set(page.eval_on_selector_all(".legal-target",
+                                              "els => els.map(e => e.dataset.key)"))
         assert shown == want  # exactly the legal targets of the chosen card are highlighted
         checked_highlights = True
         page.locator(f'[data-key="{_tgt_key(move["target"])}"]').first.click()

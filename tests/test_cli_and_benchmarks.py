@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from skipbo_env.cli import demo, main
+from skipbo_env.apps.cli import demo, main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,7 +34,7 @@ def test_the_demo_command_rejects_bad_arguments_with_a_message(capsys):
 
 
 def test_the_skipbo_command_runs_the_demo():
-    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "demo", "--variant",
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "demo", "--variant",
                              "junior", "--seed", "1"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "returns" in result.stdout

@@ -7,8 +7,8 @@ from gymnasium.utils.env_checker import check_env
 from positions import position
 
 from skipbo_env import Game, Rules
-from skipbo_env.agents import make_agent
-from skipbo_env.gym_env import SkipBoEnv
+from skipbo_env.envs.gym import SkipBoEnv
+from skipbo_env.players.registry import make_agent
 
 
 def _play(env, seed, learner=None):

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from skipbo_env import VARIANTS, Game, Rules, allowed_players
-from skipbo_env.play import PlaySession, parse_opponents, public_state
+from skipbo_env.apps.session import PlaySession, parse_opponents, public_state
 
 
 def _random_positions(variant, count, seed):
@@ -121,7 +121,7 @@ def test_a_stock_play_turns_up_a_card_and_cannot_be_undone():
 
 
 def test_the_hint_is_experts_move():
-    from skipbo_env.agents import make_agent
+    from skipbo_env.players.registry import make_agent
 
     s = PlaySession("standard", "expert", seed=3)
     s.play_bots()
@@ -150,7 +150,7 @@ def test_every_variant_can_be_played_with_up_to_five_opponents():
 
 
 def _play(args, stdin, timeout=120):
-    return subprocess.run([sys.executable, "-m", "skipbo_env.cli", "play", *args], input=stdin,
+    return subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "play", *args], input=stdin,
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -185,7 +185,7 @@ def test_skipbo_play_refuses_bad_arguments_with_a_message():
 
 
 def test_skipbo_watch_shows_bots_playing_each_other():
-    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "watch", "--players",
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "watch", "--players",
                              "expert,naive", "--variant", "short", "--stock-size", "3",
                              "--fast"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr

@@ -215,29 +215,29 @@ def legal_by_the_rules(game):
     own = list(game.hands[p]) + [pile[-1] for pile in (game.stocks[p], *game.discards[p]) if pile]
     legal = []
     for action in range(layout.size):
-        kind, *rest = layout.decode(action)
+        kind, source, pile, hand_card = layout.decode(action)
         if game.phase == "coin_followup":
             # Only the card after the coin play, from the player's own cards, on that pile.
-            if kind == "play" and rest[1] == game.pending_pile and rest[0].owner == 0:
-                card = card_of(rest[0])
-                if card is not None and fits(card, game.building[rest[1]]):
+            if kind == "play" and pile == game.pending_pile and source.owner == 0:
+                card = card_of(source)
+                if card is not None and fits(card, game.building[pile]):
                     legal.append(action)
             continue
         if kind == "play":
-            card = card_of(rest[0])
-            if card is not None and fits(card, game.building[rest[1]]):
+            card = card_of(source)
+            if card is not None and fits(card, game.building[pile]):
                 legal.append(action)
         elif kind == "discard":
-            if rest[0] in game.hands[p]:
+            if hand_card in game.hands[p]:
                 legal.append(action)
         elif kind == "coin":
-            need = len(game.building[rest[0]]) + 1
+            need = len(game.building[pile]) + 1
             if need < rules.max_rank and game.coins[p] >= need and any(
                     c % r in (0, need + 1) for c in own):
                 legal.append(action)
         elif kind == "buy":
-            card = card_of(rest[0], (p + rest[0].owner) % n)
-            if game.coins[p] >= 1 and card is not None and fits(card, game.building[rest[1]]):
+            card = card_of(source, (p + source.owner) % n)
+            if game.coins[p] >= 1 and card is not None and fits(card, game.building[pile]):
                 legal.append(action)
     if game.phase == "coin_followup":
         return legal

@@ -8,8 +8,8 @@ import os
 import numpy as np
 import pytest
 
-from training.config import ConfigError
-from training.rllib_train import load, validate
+from skipbo_env.train.config import ConfigError
+from skipbo_env.train.rllib_ppo import load, validate
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SMOKE = os.path.join(ROOT, "configs", "rllib_smoke.yaml")
@@ -63,7 +63,7 @@ def test_a_bad_rllib_config_is_refused_naming_the_key(tmp_path, change, message)
 
 def test_the_training_script_refuses_a_missing_or_bad_config_before_ray_starts(tmp_path,
                                                                                 capsys):
-    from training.rllib_train import main
+    from skipbo_env.train.rllib_ppo import main
     cases = [([str(tmp_path / "nope.yaml")], "cannot read config"),
              ([SMOKE, "--iterations", "0"], "--iterations must be at least 1")]
     bad = tmp_path / "bad.yaml"
@@ -89,7 +89,7 @@ def ray_local():
 
 @pytest.fixture(scope="module")
 def trained(ray_local, tmp_path_factory):
-    from training.rllib_train import train
+    from skipbo_env.train.rllib_ppo import train
     out = tmp_path_factory.mktemp("rllib")
     cfg = smoke(out)
     card = train(cfg, log=lambda line: None)
@@ -116,9 +116,9 @@ def test_the_result_is_evaluated_against_random_by_the_tournament_harness(traine
 
 def test_the_exported_policy_is_a_player_for_tournament_evaluate_and_play(trained):
     from skipbo_env import Game
-    from skipbo_env.cli import main as cli
-    from skipbo_env.play import PlaySession
-    from skipbo_env.policy import PolicyAgent
+    from skipbo_env.apps.cli import main as cli
+    from skipbo_env.apps.session import PlaySession
+    from skipbo_env.players.policy import PolicyAgent
 
     cfg, _, out = trained
     path = str(out / "rllib_smoke.zip")
@@ -137,8 +137,8 @@ def test_the_exported_policy_chooses_as_the_rllib_module_does(trained):
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    from skipbo_env.policy import load_model
-    from skipbo_env.roles import RolesEnv
+    from skipbo_env.envs.roles import RolesEnv
+    from skipbo_env.players.policy import load_model
 
     *_, out = trained
     module = RLModule.from_checkpoint(
@@ -148,7 +148,7 @@ def test_the_exported_policy_chooses_as_the_rllib_module_does(trained):
     env = RolesEnv("short", 2, stock_size=3, seed=0)
     rng = np.random.default_rng(0)
     checked = 0
-    for agent in env.agent_iter(max_iter=400) if env.reset() is None else []:
+    for _agent in env.agent_iter(max_iter=400) if env.reset() is None else []:
         obs, _, term, trunc, _ = env.last()
         if term or trunc:
             env.step(None)
@@ -168,8 +168,8 @@ def test_the_exported_policy_chooses_as_the_rllib_module_does(trained):
 
 
 def test_the_export_command_writes_a_policy_from_an_rllib_checkpoint(trained, tmp_path):
-    from skipbo_env.agents import make_agent
-    from training.rllib_train import main
+    from skipbo_env.players.registry import make_agent
+    from skipbo_env.train.rllib_ppo import main
 
     *_, out = trained
     dest = tmp_path / "again.zip"
@@ -180,17 +180,17 @@ def test_the_export_command_writes_a_policy_from_an_rllib_checkpoint(trained, tm
 
 
 def test_exporting_something_that_is_no_rllib_checkpoint_fails_clearly(ray_local, tmp_path):
-    from training.rllib_train import main
+    from skipbo_env.train.rllib_ppo import main
     with pytest.raises(SystemExit):
         main(["export", str(tmp_path), str(tmp_path / "x.zip")])
-    from training.rllib_train import export
+    from skipbo_env.train.rllib_ppo import export
     with pytest.raises(ValueError, match="is not an RLlib checkpoint"):
         export(str(tmp_path), str(tmp_path / "x.zip"))
 
 
 def test_partnership_trains_with_team_members_on_one_policy(ray_local, tmp_path):
-    from skipbo_env.rllib import LEARNER, policy_mapping_fn
-    from training.rllib_train import train
+    from skipbo_env.integrations.rllib import LEARNER, policy_mapping_fn
+    from skipbo_env.train.rllib_ppo import train
 
     mapping = policy_mapping_fn(2)
 

@@ -1,4 +1,4 @@
-"""The roles env (skipbo_env.roles): the PettingZoo AEC env that RLlib trains on, with agents
+"""The roles env (skipbo_env.envs.roles): the PettingZoo AEC env that RLlib trains on, with agents
 named by role and scripted opponents played inside it."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from pettingzoo.test import api_test
 
 import skipbo_env
-from skipbo_env.roles import RolesEnv, check_opponents
+from skipbo_env.envs.roles import RolesEnv, check_opponents
 
 
 def play_out(env, rng):
@@ -42,7 +42,7 @@ def test_agents_are_named_by_role_learner_then_opponents():
 
 def test_scripted_opponents_play_inside_the_env_and_never_appear_as_agents():
     env = RolesEnv(stock_size=3, opponents={"greedy": 1.0}, seed=1)
-    for episode in range(5):
+    for _episode in range(5):
         env.reset()
         assert env.agents == ["learner_0"]
         seen = set()

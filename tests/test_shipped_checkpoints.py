@@ -9,8 +9,8 @@ import pytest
 pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
 
 from skipbo_env import Game, Rules  # noqa: E402
-from skipbo_env.agents import make_agent  # noqa: E402
-from training.config import load  # noqa: E402
+from skipbo_env.players.registry import make_agent  # noqa: E402
+from skipbo_env.train.config import load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ["standard_2p", "short_2p"]
@@ -52,7 +52,7 @@ def test_a_shipped_checkpoint_loads_and_plays_legal_moves_in_every_seat(name):
 
 
 def test_a_shipped_checkpoint_is_an_opponent_in_the_terminal_game():
-    from skipbo_env.play import PlaySession
+    from skipbo_env.apps.session import PlaySession
 
     session = PlaySession("short", str(ROOT / "checkpoints" / "short_2p.zip"), seed=0,
                           stock_size=3)
@@ -65,7 +65,7 @@ def test_a_shipped_checkpoint_is_an_opponent_in_the_terminal_game():
 
 
 def test_the_shipped_rllib_checkpoint_has_the_model_card_of_its_config():
-    from training.rllib_train import load as load_rllib
+    from skipbo_env.train.rllib_ppo import load as load_rllib
 
     card = json.loads((ROOT / "checkpoints" / "rllib_standard_2p.json").read_text())
     cfg = load_rllib(str(ROOT / "configs" / "rllib_standard_2p.yaml"))

@@ -14,11 +14,11 @@ import pytest
 pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
 
 from skipbo_env import Game, ObservationEncoder, Rules  # noqa: E402
-from skipbo_env.agents import make_agent  # noqa: E402
-from skipbo_env.gym_env import OpponentPool, SkipBoEnv  # noqa: E402
-from skipbo_env.policy import check_spaces, load_policy_agent  # noqa: E402
-from training import config as cfgmod  # noqa: E402
-from training.train import stock_size_at, train  # noqa: E402
+from skipbo_env.envs.gym import OpponentPool, SkipBoEnv  # noqa: E402
+from skipbo_env.players.policy import check_spaces, load_policy_agent  # noqa: E402
+from skipbo_env.players.registry import make_agent  # noqa: E402
+from skipbo_env.train import config as cfgmod  # noqa: E402
+from skipbo_env.train.ppo import stock_size_at, train  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,7 +73,7 @@ def test_a_loaded_checkpoint_plays_legal_moves_in_every_seat(smoke):
 def test_skipbo_evaluate_reports_the_tournament_table(smoke, tmp_path):
     _, _, path = smoke
     out = tmp_path / "eval.json"
-    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "evaluate", str(path),
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "evaluate", str(path),
                              "--opponents", "random,naive", "--games", "4", "--quiet",
                              "--workers", "1", "--json", str(out)],
                             capture_output=True, text=True, timeout=300)
@@ -86,7 +86,7 @@ def test_skipbo_evaluate_reports_the_tournament_table(smoke, tmp_path):
 
 def test_a_checkpoint_takes_a_seat_in_the_tournament(smoke):
     _, _, path = smoke
-    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "tournament", "--players",
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "tournament", "--players",
                              f"{path},random", "--games", "2", "--stock-size", "3", "--quiet",
                              "--workers", "1"], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
@@ -130,9 +130,9 @@ def test_a_corrupt_or_missing_checkpoint_is_refused_saying_so(tmp_path):
 
 def test_maskable_ppo_tools_work_with_the_env_in_subprocesses():
     from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
     from sb3_contrib.common.maskable.evaluation import evaluate_policy
     from sb3_contrib.common.maskable.utils import get_action_masks
-    from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
     from stable_baselines3.common.monitor import Monitor
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
@@ -204,10 +204,10 @@ def test_a_bad_config_stops_before_training_naming_the_key(change, message):
 def test_the_train_command_names_a_bad_config_and_trains_nothing(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: x\ntotal_timesteps: 100\nlearning_rate: 3\n")
-    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "train", "--config",
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "train", "--config",
                              str(bad)], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2 and "unknown key(s) learning_rate" in result.stderr
-    missing = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "train", "--config",
+    missing = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "train", "--config",
                               str(tmp_path / "none.yaml")], capture_output=True, text=True,
                              timeout=120)
     assert missing.returncode == 2 and "cannot read config" in missing.stderr
@@ -271,7 +271,7 @@ def _tiny_cfg(**change):
 
 
 def test_pretraining_samples_are_the_teachers_legal_moves_with_their_returns():
-    from training.pretrain import collect
+    from skipbo_env.train.pretrain import collect
 
     cfg = _tiny_cfg(pretrain={"samples": 300})
     obs, masks, actions, returns = collect(cfg, 3, 300, seed=4)
@@ -291,7 +291,7 @@ def test_pretraining_samples_are_the_teachers_legal_moves_with_their_returns():
 def test_pretraining_teaches_the_policy_the_teachers_moves():
     from sb3_contrib import MaskablePPO
 
-    from training.pretrain import agreement, behaviour_clone, collect
+    from skipbo_env.train.pretrain import agreement, behaviour_clone, collect
 
     cfg = _tiny_cfg(pretrain={"samples": 4000, "epochs": 8, "batch_size": 256})
     env = SkipBoEnv("short", 2, opponents="naive", stock_size=3)

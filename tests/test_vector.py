@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from positions import position
+
 from skipbo_env import Game, Rules
-from skipbo_env.agents import make_agent
 from skipbo_env.observation import ObservationEncoder
+from skipbo_env.players.registry import make_agent
 from skipbo_env.rules import VARIANTS, allowed_players
 from skipbo_env.vector import SkipBoVectorEnv, VectorEngine, sb3_vec_env
-from skipbo_env.vector import _kernels as K
+from skipbo_env.vector import kernels as K
 
 CASES = [(v, n) for v in VARIANTS for n in allowed_players(v)]
 # Rows 0-3 play at random; rows 4-7 play naive or greedy, which complete building piles, so

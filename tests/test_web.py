@@ -9,7 +9,7 @@ pytest.importorskip("starlette", reason="the web extra is not installed")
 
 from starlette.testclient import TestClient  # noqa: E402
 
-from skipbo_env.web.server import MAX_BODY, create_app  # noqa: E402
+from skipbo_env.apps.web.server import MAX_BODY, create_app  # noqa: E402
 
 
 @pytest.fixture
@@ -171,7 +171,7 @@ def test_skipbo_serve_binds_localhost_prints_the_address_and_serves_the_page():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([sys.executable, "-m", "skipbo_env.cli", "serve", "--port",
+    proc = subprocess.Popen([sys.executable, "-m", "skipbo_env.apps.cli", "serve", "--port",
                              str(port)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     try:
@@ -199,6 +199,6 @@ def test_skipbo_serve_refuses_bad_arguments_naming_them(args, message):
     import subprocess
     import sys
 
-    result = subprocess.run([sys.executable, "-m", "skipbo_env.cli", "serve", *args],
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "serve", *args],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and message in result.stderr

@@ -1,5 +1,6 @@
 """`SkipBoVectorEnv`: the learner's seat against batched scripted players, many games at once,
-as a `gymnasium.vector.VectorEnv`; `sb3_vec_env` wraps it for stable-baselines3."""
+as a `gymnasium.vector.VectorEnv` (`skipbo_env.integrations.sb3.sb3_vec_env` wraps it for
+stable-baselines3)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from . import _agents as KA
-from .engine import VectorEngine, split_names
+from . import players as KA
+from .batched import VectorEngine, split_names
 
 
 def _weights(opponents) -> np.ndarray:
@@ -136,62 +137,3 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
                  zip(KA.AGENT_NAMES, np.diff(self.weights, prepend=0.0)) if w > 0]
         return (f"SkipBoVectorEnv({self.rules.variant!r}, {self.rules.num_players} players, "
                 f"{self.num_envs} games, opponents {', '.join(names)})")
-
-
-def sb3_vec_env(env: SkipBoVectorEnv):
-    """`env` as a stable-baselines3 VecEnv that sb3-contrib's MaskablePPO trains on directly
-    (its `action_masks` reach MaskablePPO through `env_method`)."""
-    from stable_baselines3.common.vec_env import VecEnv
-
-    class SB3SkipBoVecEnv(VecEnv):
-        """A SkipBoVectorEnv seen through stable-baselines3's VecEnv interface."""
-
-        def __init__(self, inner: SkipBoVectorEnv):
-            self.inner = inner
-            self._actions = None
-            super().__init__(inner.num_envs, inner.single_observation_space,
-                             inner.single_action_space)
-
-        def reset(self):
-            seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
-            obs, _ = self.inner.reset(seed=seed)
-            self._reset_seeds()
-            return obs
-
-        def step_async(self, actions: np.ndarray) -> None:
-            self._actions = np.asarray(actions)
-
-        def step_wait(self):
-            obs, rewards, terminated, truncated, infos = self.inner.step(self._actions)
-            dones = terminated | truncated
-            out = [{} for _ in range(self.num_envs)]
-            for i in np.flatnonzero(dones):
-                out[i]["terminal_observation"] = infos["final_obs"][i]
-                out[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])
-            return obs, rewards.astype(np.float32), dones, out
-
-        def action_masks(self) -> np.ndarray:
-            return self.inner.action_masks()
-
-        def env_method(self, method_name, *method_args, indices=None, **method_kwargs):
-            rows = self._get_indices(indices)
-            if method_name == "action_masks":
-                masks = self.inner.action_masks()
-                return [masks[i] for i in rows]
-            method = getattr(self.inner, method_name)
-            return [method(*method_args, **method_kwargs) for _ in rows]
-
-        def get_attr(self, attr_name, indices=None):
-            value = getattr(self.inner, attr_name)
-            return [value for _ in self._get_indices(indices)]
-
-        def set_attr(self, attr_name, value, indices=None) -> None:
-            setattr(self.inner, attr_name, value)
-
-        def env_is_wrapped(self, wrapper_class, indices=None):
-            return [False for _ in self._get_indices(indices)]
-
-        def close(self) -> None:
-            pass
-
-    return SB3SkipBoVecEnv(env)

@@ -7,14 +7,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..actions import DISCARD, HAND, STOCK
-from ..engine import COIN, FORMAT, PHASES, Game
+from ..actions import DISCARD, HAND, STOCK, ActionKind
+from ..engine import PHASES, Game, Phase
 from ..observation import ObservationEncoder
 from ..rules import Rules
-from . import _kernels as K
+from ..spec import GameSpec
+from ..state_io import FORMAT, cards_out
+from . import kernels as K
 
-_KINDS = {"play": K.K_PLAY, "discard": K.K_DISCARD, "coin": K.K_COIN, "buy": K.K_BUY,
-          "pay_toll": K.K_PAY, "decline_toll": K.K_DECLINE, "end_turn": K.K_END}
+_KINDS = {ActionKind.PLAY: K.K_PLAY, ActionKind.DISCARD: K.K_DISCARD, ActionKind.COIN: K.K_COIN,
+          ActionKind.BUY: K.K_BUY, ActionKind.PAY_TOLL: K.K_PAY,
+          ActionKind.DECLINE_TOLL: K.K_DECLINE, ActionKind.END_TURN: K.K_END}
 _SOURCES = {HAND: K.SRC_HAND, STOCK: K.SRC_STOCK, DISCARD: K.SRC_DISCARD}
 
 
@@ -58,8 +61,8 @@ class Tables:
 
 def build_tables(rules: Rules) -> Tables:
     """The kernels' tables for `rules`, from the reference engine's layout and encoder."""
-    game = Game(rules, seed=0)
-    layout, encoder = game.layout, ObservationEncoder(rules)
+    spec = GameSpec.of(rules)
+    layout, encoder = spec.layout, ObservationEncoder(rules)
     n, b, d, hs = rules.num_players, rules.building_piles, rules.discard_piles, rules.hand_size
     prm = np.zeros(K.NPRM, dtype=np.int64)
     prm[K.P_N], prm[K.P_B], prm[K.P_D], prm[K.P_HS] = n, b, d, hs
@@ -104,22 +107,19 @@ def build_tables(rules: Rules) -> Tables:
             o = off["seats"] + p * encoder.seat_width + encoder._piles_offset + j * width
             assert np.array_equal(encoder._scale[o:o + width],
                                   encoder._scale[start:start + width])
-    owners = np.array(game.owners, dtype=np.int64)
-    teams = np.array(rules.teams if rules.teams is not None else [[p] for p in range(n)],
-                     dtype=np.int64)
-    team_id = np.array([next(t for t, team in enumerate(teams) if p in team) for p in range(n)],
-                       dtype=np.int64)
+    owners = np.array(spec.owners, dtype=np.int64)
+    teams = np.array(spec.teams, dtype=np.int64)
+    team_id = np.array(spec.team_index, dtype=np.int64)
     act = np.zeros((layout.size, 6), dtype=np.int64)
-    for a, (kind, *rest) in enumerate(layout.decoded):
+    for a, (kind, source, pile, card) in enumerate(layout.decoded):
         act[a, K.A_KIND] = _KINDS[kind]
-        if kind in ("play", "buy"):
-            source, pile = rest
+        if kind is ActionKind.PLAY or kind is ActionKind.BUY:
             act[a, K.A_SRC], act[a, K.A_INDEX] = _SOURCES[source.kind], source.index
             act[a, K.A_OWNER], act[a, K.A_PILE] = source.owner, pile
-        elif kind == "discard":
-            act[a, K.A_CARD], act[a, K.A_PILE] = rest
-        elif kind == "coin":
-            act[a, K.A_PILE] = rest[0]
+        elif kind is ActionKind.DISCARD:
+            act[a, K.A_CARD], act[a, K.A_PILE] = card, pile
+        elif kind is ActionKind.COIN:
+            act[a, K.A_PILE] = pile
     return Tables(rules=rules, prm=tuple(int(x) for x in prm), owners=owners, team_id=team_id,
                   teams=teams, deck=np.array(rules.deck_counts(), dtype=np.int64), act=act,
                   scale=encoder._scale.copy(), capacity=rules.deck_size)
@@ -194,21 +194,16 @@ def game_dict(t: Tables, piles, lens, scal, rng, g: int) -> dict:
     """Row g of the state arrays as `Game.to_dict` writes it."""
     rules, p = t.rules, t.prm
     n, b, d, hs = rules.num_players, rules.building_piles, rules.discard_piles, rules.hand_size
-    r = rules.max_rank + 1
-
-    def out(cards) -> list:
-        return [c if 0 <= c < r else "coin" if c == COIN else [c % r, c // r] for c in cards]
-
     def pile(k: int) -> list:
-        return out(int(c) for c in piles[g, k, :lens[g, k]])
+        return cards_out(rules, [int(c) for c in piles[g, k, :lens[g, k]]])
 
     row = [int(x) for x in scal[g]]
     phase = PHASES[row[K.S_PHASE]]
     winner = None
-    if phase == "won":
+    if phase == Phase.WON:
         seat = row[K.S_WIN]
         winner = list(rules.team_of(seat)) if rules.teams is not None else seat
-    elif phase == "drawn":
+    elif phase == Phase.DRAWN:
         winner = "draw"
     players = []
     for s in range(n):
@@ -219,7 +214,7 @@ def game_dict(t: Tables, piles, lens, scal, rng, g: int) -> dict:
     st = [int(x) for x in rng[g]]
     return {
         "format": FORMAT, "rules": rules.to_dict(), "current_player": row[K.S_CUR],
-        "turn": row[K.S_TURN], "phase": phase, "draw_pile": pile(p[K.P_DRAW]),
+        "turn": row[K.S_TURN], "phase": phase.value, "draw_pile": pile(p[K.P_DRAW]),
         "set_aside": pile(p[K.P_ASIDE]),
         "building_piles": [pile(p[K.P_BUILD] + i) for i in range(b)],
         "players": players, "winner": winner, "first_player": row[K.S_FIRST],

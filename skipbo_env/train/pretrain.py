@@ -16,8 +16,8 @@ import time
 
 import numpy as np
 
-from skipbo_env.agents import make_agent
-from skipbo_env.gym_env import OpponentPool, SkipBoEnv
+from ..envs.gym import OpponentPool, SkipBoEnv
+from ..players.registry import make_agent
 
 
 def _collect_part(args) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -96,7 +96,7 @@ def behaviour_clone(model, cfg: dict, stock: int, workers: int = 1, log=print) -
     order = torch.randperm(n, generator=gen)
     n_val = max(1, n // 20)  # 5% held out to report accuracy on decisions not trained on
     val, train = order[:n_val], order[n_val:]
-    O, M = torch.from_numpy(obs), torch.from_numpy(masks)
+    O, M = torch.from_numpy(obs), torch.from_numpy(masks)  # noqa: E741
     A, R = torch.from_numpy(actions), torch.from_numpy(returns)
     policy = model.policy
     optimizer = torch.optim.Adam(policy.parameters(), lr=pt["learning_rate"])
@@ -121,7 +121,8 @@ def behaviour_clone(model, cfg: dict, stock: int, workers: int = 1, log=print) -
     policy.set_training_mode(False)
     torch.set_num_threads(threads)
     summary = {"teacher": pt["teacher"], "samples": int(n), "epochs": pt["epochs"],
-               "stock_size": stock, "train_accuracy": round(agreement(policy, O[train], M[train], A[train]), 4),
+               "stock_size": stock,
+               "train_accuracy": round(agreement(policy, O[train], M[train], A[train]), 4),
                "validation_accuracy": round(agreement(policy, O[val], M[val], A[val]), 4),
                "collect_seconds": round(collected, 1),
                "seconds": round(time.perf_counter() - start, 1)}

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import copy
-import os
 from typing import Any
 
-from skipbo_env import Rules, allowed_players
-from skipbo_env.agents import AGENTS, is_checkpoint
+from ..players.registry import SCRIPTED, check_player
+from ..rules import Rules, allowed_players
 
 VEC_ENVS = ("subproc", "dummy", "batched")
 BATCHED_GAMES = 256  # games in the batched engine when n_envs is 0
@@ -47,7 +46,9 @@ class ConfigError(ValueError):
     """A configuration that cannot be trained, with the key and the problem named."""
 
 
-def _number(value, key, *, integer=False, minimum=None, above=None, maximum=None):
+def number(value, key, *, integer=False, minimum=None, above=None, maximum=None):
+    """`value` checked as a number (an integer if `integer`) in range, else ConfigError
+    naming `key`."""
     kinds = (int,) if integer else (int, float)
     if isinstance(value, bool) or not isinstance(value, kinds):
         raise ConfigError(f"{key} must be {'an integer' if integer else 'a number'}, got "
@@ -61,7 +62,9 @@ def _number(value, key, *, integer=False, minimum=None, above=None, maximum=None
     return value
 
 
-def _merge(defaults: dict, given: dict, where: str) -> dict:
+def merge(defaults: dict, given: dict, where: str) -> dict:
+    """`given` over a deep copy of `defaults`, nested sections merged key by key; an unknown
+    key is a ConfigError naming it (`where` is the section's prefix, e.g. "ppo.")."""
     if not isinstance(given, dict):
         raise ConfigError(f"{where or 'the config'} must be a mapping, got {given!r}")
     unknown = set(given) - set(defaults)
@@ -71,10 +74,18 @@ def _merge(defaults: dict, given: dict, where: str) -> dict:
     out = copy.deepcopy(defaults)
     for key, value in given.items():
         if isinstance(defaults[key], dict) and key != "rules" and key != "opponents":
-            out[key] = _merge(defaults[key], value, f"{where}{key}.")
+            out[key] = merge(defaults[key], value, f"{where}{key}.")
         else:
             out[key] = value
     return out
+
+
+def _player(name, where: str) -> None:
+    """A player spec of the config (the registry's rules), or ConfigError."""
+    try:
+        check_player(name, where)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
 
 
 def check_game(cfg: dict) -> None:
@@ -87,19 +98,19 @@ def check_game(cfg: dict) -> None:
         cfg["_rules"] = Rules.preset(cfg["variant"], cfg["num_players"], **cfg["rules"])
     except (TypeError, ValueError) as e:
         raise ConfigError(f"variant/num_players/rules: {e}") from None
-    _number(cfg["seed"], "seed", integer=True, minimum=0)
+    number(cfg["seed"], "seed", integer=True, minimum=0)
 
 
 def validate(raw: dict) -> dict:
     """The full configuration (defaults filled in), or ConfigError naming the problem."""
-    cfg = _merge(DEFAULTS, raw, "")
+    cfg = merge(DEFAULTS, raw, "")
     for key, value in cfg.items():
         if value is None:
             raise ConfigError(f"{key} is required")
     check_game(cfg)
     rules = cfg["_rules"]
-    _number(cfg["total_timesteps"], "total_timesteps", integer=True, minimum=1)
-    _number(cfg["n_envs"], "n_envs", integer=True, minimum=0)
+    number(cfg["total_timesteps"], "total_timesteps", integer=True, minimum=1)
+    number(cfg["n_envs"], "n_envs", integer=True, minimum=0)
     if cfg["vec_env"] not in VEC_ENVS:
         raise ConfigError(f"vec_env must be one of {', '.join(VEC_ENVS)}, got "
                           f"{cfg['vec_env']!r}")
@@ -107,52 +118,48 @@ def validate(raw: dict) -> dict:
     if not isinstance(opponents, dict) or not opponents:
         raise ConfigError(f"opponents must map player names to weights, got {opponents!r}")
     for name, weight in opponents.items():
-        if not isinstance(name, str) or (name not in AGENTS and not is_checkpoint(name)):
-            raise ConfigError(f"opponents: unknown player {name!r}; use one of "
-                              f"{', '.join(AGENTS)} or a checkpoint path")
-        if is_checkpoint(name) and not os.path.isfile(name):
-            raise ConfigError(f"opponents: checkpoint {name} does not exist")
-        _number(weight, f"opponents.{name}", minimum=0)
+        _player(name, "opponents")
+        number(weight, f"opponents.{name}", minimum=0)
     if sum(opponents.values()) <= 0:
         raise ConfigError("opponents: at least one weight must be positive")
     sp = cfg["self_play"]
-    _number(sp["weight"], "self_play.weight", minimum=0)
-    _number(sp["save_every"], "self_play.save_every", integer=True, minimum=1)
-    _number(sp["pool_size"], "self_play.pool_size", integer=True, minimum=1)
-    _number(sp["refresh"], "self_play.refresh", integer=True, minimum=1)
+    number(sp["weight"], "self_play.weight", minimum=0)
+    number(sp["save_every"], "self_play.save_every", integer=True, minimum=1)
+    number(sp["pool_size"], "self_play.pool_size", integer=True, minimum=1)
+    number(sp["refresh"], "self_play.refresh", integer=True, minimum=1)
     if not isinstance(cfg["curriculum"], list):
         raise ConfigError(f"curriculum must be a list of {{until, stock_size}}, got "
                           f"{cfg['curriculum']!r}")
     last = 0
     for i, stage in enumerate(cfg["curriculum"]):
-        stage = _merge({"until": None, "stock_size": None}, stage, f"curriculum[{i}].")
+        stage = merge({"until": None, "stock_size": None}, stage, f"curriculum[{i}].")
         for key in ("until", "stock_size"):
             if stage[key] is None:
                 raise ConfigError(f"curriculum[{i}].{key} is required")
-        _number(stage["until"], f"curriculum[{i}].until", integer=True, above=last)
-        _number(stage["stock_size"], f"curriculum[{i}].stock_size", integer=True, minimum=1,
+        number(stage["until"], f"curriculum[{i}].until", integer=True, above=last)
+        number(stage["stock_size"], f"curriculum[{i}].stock_size", integer=True, minimum=1,
                 maximum=rules.stock_size)
         last = stage["until"]
         cfg["curriculum"][i] = stage
-    _number(cfg["stock_reward"], "stock_reward")
+    number(cfg["stock_reward"], "stock_reward")
     pt = cfg["pretrain"]
-    _number(pt["samples"], "pretrain.samples", integer=True, minimum=0)
-    if pt["teacher"] not in AGENTS:
-        raise ConfigError(f"pretrain.teacher must be a player name from {', '.join(AGENTS)}, "
+    number(pt["samples"], "pretrain.samples", integer=True, minimum=0)
+    if not isinstance(pt["teacher"], str) or pt["teacher"] not in SCRIPTED:
+        raise ConfigError(f"pretrain.teacher must be a player name from {', '.join(SCRIPTED)}, "
                           f"got {pt['teacher']!r}")
     for key in ("epochs", "batch_size"):
-        _number(pt[key], f"pretrain.{key}", integer=True, minimum=1)
-    _number(pt["learning_rate"], "pretrain.learning_rate", above=0)
+        number(pt[key], f"pretrain.{key}", integer=True, minimum=1)
+    number(pt["learning_rate"], "pretrain.learning_rate", above=0)
     ppo = cfg["ppo"]
-    _number(ppo["learning_rate"], "ppo.learning_rate", above=0)
+    number(ppo["learning_rate"], "ppo.learning_rate", above=0)
     for key in ("n_steps", "batch_size", "n_epochs"):
-        _number(ppo[key], f"ppo.{key}", integer=True, minimum=1)
+        number(ppo[key], f"ppo.{key}", integer=True, minimum=1)
     for key in ("gamma", "gae_lambda"):
-        _number(ppo[key], f"ppo.{key}", above=0, maximum=1)
+        number(ppo[key], f"ppo.{key}", above=0, maximum=1)
     for key in ("clip_range", "max_grad_norm"):
-        _number(ppo[key], f"ppo.{key}", above=0)
+        number(ppo[key], f"ppo.{key}", above=0)
     for key in ("ent_coef", "vf_coef"):
-        _number(ppo[key], f"ppo.{key}", minimum=0)
+        number(ppo[key], f"ppo.{key}", minimum=0)
     arch = ppo["net_arch"]
     if not isinstance(arch, list) or not arch or any(
             isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in arch):
@@ -160,14 +167,15 @@ def validate(raw: dict) -> dict:
     if cfg["vec_env"] == "batched":
         _check_batched(cfg)
     ev = cfg["eval"]
-    _number(ev["every"], "eval.every", integer=True, minimum=1)
+    number(ev["every"], "eval.every", integer=True, minimum=1)
     for key in ("games", "final_games"):
-        _number(ev[key], f"eval.{key}", integer=True, minimum=0)
+        number(ev[key], f"eval.{key}", integer=True, minimum=0)
     for key in ("opponents", "final_opponents"):
         names = ev[key]
-        if not isinstance(names, list) or any(n not in AGENTS for n in names):
+        if not isinstance(names, list) or any(not isinstance(n, str) or n not in SCRIPTED
+                                              for n in names):
             raise ConfigError(f"eval.{key} must be a list of player names from "
-                              f"{', '.join(AGENTS)}, got {names!r}")
+                              f"{', '.join(SCRIPTED)}, got {names!r}")
     for key in ("output_dir", "log_dir"):
         if not isinstance(cfg[key], str) or not cfg[key]:
             raise ConfigError(f"{key} must be a directory path, got {cfg[key]!r}")
@@ -177,7 +185,7 @@ def validate(raw: dict) -> dict:
 def _check_batched(cfg: dict) -> None:
     """The batched engine plays its opponents inside its kernels: only its scripted players,
     no self-play snapshots and no stock-size curriculum."""
-    from skipbo_env.vector._agents import AGENT_NAMES
+    from ..vector.players import AGENT_NAMES
 
     others = [name for name, w in cfg["opponents"].items() if w > 0 and name not in AGENT_NAMES]
     if others:

@@ -9,11 +9,47 @@ from __future__ import annotations
 
 from numba import prange
 
-from ._kernels import (A_INDEX, A_OWNER, A_PILE, A_SRC, FOLLOWUP, P_B, P_BUILD, P_D, P_DBASE,
-                       P_DECLINE, P_DISCS, P_END, P_HANDS, P_HS, P_N, P_NPLAYS, P_PAY, P_R,
-                       P_STACKED, P_STOCKS, P_STOCKSRC, P_TOP, S_CUR, S_PHASE, S_WIN,
-                       SRC_DISCARD, SRC_HAND, SRC_STOCK, TOLL, TRUNCATED, WON, agent_random, deal,
-                       encode, is_over, jit, legal_mask, pick_random, step_game)
+from .kernels import (
+    A_INDEX,
+    A_OWNER,
+    A_PILE,
+    A_SRC,
+    FOLLOWUP,
+    P_B,
+    P_BUILD,
+    P_D,
+    P_DBASE,
+    P_DECLINE,
+    P_DISCS,
+    P_END,
+    P_HANDS,
+    P_HS,
+    P_N,
+    P_NPLAYS,
+    P_PAY,
+    P_R,
+    P_STACKED,
+    P_STOCKS,
+    P_STOCKSRC,
+    P_TOP,
+    S_CUR,
+    S_PHASE,
+    S_WIN,
+    SRC_DISCARD,
+    SRC_HAND,
+    SRC_STOCK,
+    TOLL,
+    TRUNCATED,
+    WON,
+    agent_random,
+    deal,
+    encode,
+    is_over,
+    jit,
+    legal_mask,
+    pick_random,
+    step_game,
+)
 
 RANDOM, NAIVE, GREEDY = range(3)
 AGENT_NAMES = ("random", "naive", "greedy")

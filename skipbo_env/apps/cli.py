@@ -1,0 +1,235 @@
+"""The ``skipbo`` command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+from ..engine import Game
+from ..rules import VARIANTS, Rules
+from ..text import render_table
+
+
+def _ranged(kind, what: str, low, high=None):
+    """An argparse type: a number of `kind` from `low` to `high` (no upper end if None)."""
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"expected {what}, got {value}")
+        return value
+    return parse
+
+
+_positive = _ranged(int, "a positive integer", 1)
+_seconds = _ranged(float, "0 to 60 seconds", 0, 60)
+_port = _ranged(int, "a port from 0 to 65535", 0, 65535)
+
+
+def demo(variant: str, num_players: int, seed: int, stock_size: int | None, out=sys.stdout) -> Game:
+    """Play one seeded game between uniformly random players, printing every turn."""
+    overrides = {} if stock_size is None else {"stock_size": stock_size}
+    rules = Rules.preset(variant, num_players, **overrides)
+    game = Game(rules, seed)
+    rng = np.random.default_rng(seed)
+    print(render_table(game), file=out)
+    turn = game.turn
+    while not game.is_over:
+        player = game.current_player
+        action = int(rng.choice(game.legal_actions()))
+        print(f"  player {player}: {game.describe(action)}", file=out)
+        game.step(action)
+        if game.turn != turn and not game.is_over:
+            turn = game.turn
+            print("\n" + render_table(game), file=out)
+    print("\n" + render_table(game), file=out)
+    print(f"returns {game.returns()}, points {game.points()}", file=out)
+    return game
+
+
+def tournament(args) -> dict:
+    """Run the `skipbo tournament` command."""
+    from ..players import tournament as harness
+
+    names = [name.strip() for name in args.players.split(",") if name.strip()]
+    overrides = {} if args.stock_size is None else {"stock_size": args.stock_size}
+    if args.round_robin:
+        rules = Rules.preset(args.variant, 2, **overrides)
+        result = harness.round_robin(rules, names, args.games, args.seed, args.workers,
+                                     not args.quiet)
+        for pair, res in result["pairs"].items():
+            print(pair)
+            print(harness.format_results(res) + "\n")
+        print("Elo: " + ", ".join(f"{k} {v:.0f}" for k, v in
+                                   sorted(result["elo"].items(), key=lambda kv: -kv[1])))
+    else:
+        rules = Rules.preset(args.variant, len(names), **overrides)
+        result = harness.run_games(rules, names, args.games, args.seed, args.workers,
+                                   not args.quiet)
+        print(harness.format_results(result))
+    if args.json:
+        try:
+            with open(args.json, "w") as f:
+                json.dump(result, f, indent=1)
+        except OSError as e:
+            raise ValueError(f"cannot write {args.json}: {e.strerror}") from None
+    return result
+
+
+def evaluate(args) -> dict:
+    """Run the `skipbo evaluate` command: the checkpoint against each opponent."""
+    from ..players import tournament as harness
+    from ..players.policy import check_checkpoint, model_card
+    from ..players.registry import check_player
+
+    check_checkpoint(args.checkpoint)
+    card = model_card(args.checkpoint) or {}
+    if args.variant is None and "rules" in card:
+        base = Rules.from_dict(card["rules"])
+        variant, players = base.variant, base.num_players
+        stock = args.stock_size or base.stock_size
+    else:
+        variant, players = args.variant or "standard", 2
+        stock = args.stock_size
+    names = [name.strip() for name in args.opponents.split(",") if name.strip()]
+    for name in names:
+        check_player(name, what="opponent", checkpoints=False)
+    rules = Rules.preset(variant, players, **({} if stock is None else {"stock_size": stock}))
+    results = {}
+    print(f"{args.checkpoint}: {variant}, {players} players, stock {rules.stock_size}, "
+          f"seat-rotated")
+    for name in names:
+        seats = [args.checkpoint] + [name] * (players - 1)
+        result = harness.run_games(rules, seats, args.games, args.seed, args.workers,
+                                   not args.quiet)
+        print(f"\nagainst {name}\n" + harness.format_results(result), flush=True)
+        results[name] = result
+    if args.json:
+        try:
+            with open(args.json, "w") as f:
+                json.dump({"checkpoint": args.checkpoint, "rules": rules.to_dict(),
+                           "opponents": results}, f, indent=1)
+        except OSError as e:
+            raise ValueError(f"cannot write {args.json}: {e.strerror}") from None
+    return results
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``skipbo`` command."""
+    parser = argparse.ArgumentParser(prog="skipbo",
+                                     description="Skip-Bo for reinforcement learning")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("demo", help="play a seeded game between random players, as text")
+    p.add_argument("--variant", choices=VARIANTS, default="short")
+    p.add_argument("--players", type=_positive, default=2)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--stock-size", type=_positive, default=None,
+                   help="override the variant's stock size")
+    t = sub.add_parser("tournament", help="seat-rotated games between scripted players")
+    t.add_argument("--variant", choices=VARIANTS, default="standard")
+    t.add_argument("--players", required=True,
+                   help="one agent name per seat, comma-separated (e.g. expert,naive), or with "
+                        "--round-robin the agents to pair off")
+    t.add_argument("--games", type=_positive, default=1000)
+    t.add_argument("--stock-size", type=_positive, default=None)
+    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--workers", type=_positive, default=None, help="processes (default: all cores)")
+    t.add_argument("--round-robin", action="store_true",
+                   help="two-player matches between every pair, with Elo ratings")
+    t.add_argument("--json", default=None, help="also write the results to this file")
+    t.add_argument("--quiet", action="store_true", help="no progress bar")
+    e = sub.add_parser("evaluate", help="a trained checkpoint against scripted players")
+    e.add_argument("checkpoint", help="a .zip written by skipbo train")
+    e.add_argument("--opponents", default="random,naive,greedy,expert")
+    e.add_argument("--games", type=_positive, default=2000)
+    e.add_argument("--variant", choices=VARIANTS, default=None,
+                   help="default: the variant in the checkpoint's model card")
+    e.add_argument("--stock-size", type=_positive, default=None,
+                   help="default: the stock size in the model card")
+    e.add_argument("--seed", type=int, default=0)
+    e.add_argument("--workers", type=_positive, default=None)
+    e.add_argument("--json", default=None, help="also write the results to this file")
+    e.add_argument("--quiet", action="store_true", help="no progress bar")
+    pl = sub.add_parser("play", help="play against bots in the terminal")
+    pl.add_argument("--variant", choices=VARIANTS, default="standard")
+    pl.add_argument("--opponents", default="expert",
+                    help="1-5 bots, comma-separated agent names or checkpoint paths")
+    pl.add_argument("--stock-size", type=_positive, default=None)
+    pl.add_argument("--seed", type=int, default=None, help="default: a new deal every time")
+    pl.add_argument("--fast", action="store_true", help="no pause between the bots' moves")
+    pl.add_argument("--pause", type=_seconds, default=0.6,
+                    help="seconds between the bots' moves (default 0.6)")
+    pl.add_argument("--no-color", action="store_true")
+    pl.add_argument("--log", default=None, help="write the game log to this file at the end")
+    w = sub.add_parser("watch", help="watch bots play each other in the terminal")
+    w.add_argument("--players", required=True, help="2-6 agent names or checkpoint paths")
+    w.add_argument("--variant", choices=VARIANTS, default="standard")
+    w.add_argument("--stock-size", type=_positive, default=None)
+    w.add_argument("--seed", type=int, default=0)
+    w.add_argument("--fast", action="store_true")
+    w.add_argument("--pause", type=_seconds, default=0.6)
+    w.add_argument("--no-color", action="store_true")
+    sv = sub.add_parser("serve", help="play against bots in the browser (web extra)")
+    sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    sv.add_argument("--port", type=_port, default=8000)
+    sv.add_argument("--checkpoint", action="append", default=[],
+                    help="a checkpoint the page may choose as an opponent (repeatable)")
+    tr = sub.add_parser("train", help="train MaskablePPO from a YAML config (train extra)",
+                        add_help=False)
+    tr.add_argument("rest", nargs=argparse.REMAINDER)
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv and argv[0] == "train":
+        from ..train.ppo import main as train_main
+        return train_main(argv[1:])
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "demo":
+            try:
+                demo(args.variant, args.players, args.seed, args.stock_size)
+            except ValueError as e:
+                parser.error(str(e))
+        elif args.command == "tournament":
+            try:
+                tournament(args)
+            except ValueError as e:
+                parser.error(str(e))
+        elif args.command == "evaluate":
+            try:
+                evaluate(args)
+            except ValueError as e:
+                parser.error(str(e))
+        elif args.command == "serve":
+            try:
+                from .web.server import serve
+            except ImportError as e:
+                parser.error(f"skipbo serve needs the web extra (pip install -e '.[web]'): {e}")
+            try:
+                serve(args.host, args.port, tuple(args.checkpoint))
+            except ValueError as e:
+                parser.error(str(e))
+            except KeyboardInterrupt:
+                pass
+        elif args.command in ("play", "watch"):
+            from . import terminal
+            try:
+                return terminal.play(args) if args.command == "play" else terminal.watch(args)
+            except ValueError as e:
+                parser.error(str(e))
+            except KeyboardInterrupt:
+                print("\ninterrupted: leaving the game")
+                return 130
+    except BrokenPipeError:
+        # The reader (say, `head`) went away: stop quietly, as command-line tools do.
+        sys.stdout = open(os.devnull, "w")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

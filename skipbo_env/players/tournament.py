@@ -1,0 +1,167 @@
+"""The tournament harness: seat-rotated games with paired deals, measured the same way every
+time (docs/agents.md).
+
+Each deal is played once from every seat rotation, so luck of the deal cancels out; every deal
+and every agent is seeded from the tournament seed, so a result is exactly reproducible and
+does not depend on how many worker processes share the games.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import multiprocessing
+import os
+import sys
+import time
+from collections import Counter
+
+import numpy as np
+
+from ..engine import Game
+from ..rules import Rules
+from .policy import check_checkpoint
+from .registry import is_checkpoint, make_agent
+
+
+def _seeds(seed: int, deal: int, count: int) -> list[int]:
+    """`count` independent 63-bit seeds for one deal of the tournament seeded `seed`."""
+    return [int(s) for s in np.random.SeedSequence([seed, deal]).generate_state(count, np.uint64)
+            >> np.uint64(1)]
+
+
+def play_deal(rules: Rules, players: list[str], seed: int, deal: int) -> list[dict]:
+    """Every seat rotation of deal number `deal`: one record per game."""
+    n = rules.num_players
+    records = []
+    game_seed, *agent_seeds = _seeds(seed, deal, 1 + n * n)
+    for rotation in range(n):
+        seats = [players[(i + rotation) % n] for i in range(n)]
+        agents = [make_agent(name, agent_seeds[rotation * n + i]) for i, name in enumerate(seats)]
+        game = Game(rules, game_seed)
+        while not game.is_over:
+            game.step(agents[game.current_player].act(game))
+        records.append({"seats": seats, "winners": game.winning_seats(), "turns": game.turn,
+                        "phase": game.phase})
+    return records
+
+
+def _work(args):
+    rules, players, seed, deals = args
+    return [r for deal in deals for r in play_deal(rules, players, seed, deal)]
+
+
+def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion."""
+    if trials == 0:
+        return (0.0, 1.0)
+    p, scale = successes / trials, 1 + z * z / trials
+    centre = (p + z * z / (2 * trials)) / scale
+    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / scale
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def run_games(rules: Rules, players: list[str], games: int, seed: int = 0,
+              workers: int | None = None, progress: bool = True) -> dict:
+    """Play at least `games` games (rounded up to whole deals, each played from every seat
+    rotation) between `players`, one name per seat; returns the results dictionary."""
+    n = rules.num_players
+    if len(players) != n:
+        raise ValueError(f"give one player per seat: {n} names for {n} players, got "
+                         f"{len(players)} ({', '.join(players)})")
+    for name in set(players):
+        if is_checkpoint(name):
+            check_checkpoint(name)  # loaded in the workers
+        else:
+            make_agent(name)  # an unknown name fails here, before any game
+    if isinstance(games, bool) or not isinstance(games, int) or games <= 0:
+        raise ValueError(f"games must be a positive integer, got {games!r}")
+    deals = math.ceil(games / n)
+    workers = workers or os.cpu_count() or 1
+    chunk = max(1, min(50, deals // (workers * 16)))  # small: slow players balance too
+    jobs = [(rules, players, seed, range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
+    start = time.perf_counter()
+    records: list[dict] = []
+    # Forking a process whose torch threads have run can hang the children (a trained policy
+    # in the parent, or a training run); start clean workers then.
+    method = "spawn" if sys.platform == "win32" else (
+        "forkserver" if "torch" in sys.modules else "fork")
+    with multiprocessing.get_context(method).Pool(workers) as pool:
+        for part in pool.imap_unordered(_work, jobs):
+            records += part
+            if progress:
+                done = len(records)
+                bar = "#" * (30 * done // (deals * n))
+                print(f"\r[{bar:<30}] {done}/{deals * n} games", end="", file=sys.stderr,
+                      flush=True)
+    if progress:
+        print(file=sys.stderr)
+    elapsed = time.perf_counter() - start
+    return summarise(records, elapsed)
+
+
+def summarise(records: list[dict], elapsed: float) -> dict:
+    """Win and draw counts, rates with 95% intervals, game length and speed."""
+    total = len(records)
+    names = sorted({name for r in records for name in r["seats"]})
+    wins = Counter()
+    for r in records:
+        for name in {r["seats"][s] for s in r["winners"]}:
+            wins[name] += 1
+    draws = sum(1 for r in records if not r["winners"])
+    players = {}
+    for name in names:
+        lo, hi = wilson(wins[name], total)
+        players[name] = {"wins": wins[name], "draws": draws, "win_rate": wins[name] / total,
+                         "ci95": [lo, hi]}
+    return {"games": total, "players": players, "draws": draws, "draw_rate": draws / total,
+            "mean_turns": float(np.mean([r["turns"] for r in records])),
+            "games_per_second": total / elapsed if elapsed > 0 else float("inf"),
+            "truncated": sum(1 for r in records if r["phase"] == "truncated")}
+
+
+def elo(scores: dict[tuple[str, str], float], names: list[str], iterations: int = 2000) -> dict:
+    """Elo ratings (mean 1500) fitted to pairwise scores (draws as half a win)."""
+    rating = {name: 0.0 for name in names}
+    for _ in range(iterations):
+        for a in names:
+            expected = observed = 0.0
+            for b in names:
+                if a != b and (a, b) in scores:
+                    expected += 1 / (1 + 10 ** ((rating[b] - rating[a]) / 400))
+                    observed += scores[(a, b)]
+            rating[a] += 16 * (observed - expected)
+        mean = sum(rating.values()) / len(rating)
+        rating = {k: v - mean for k, v in rating.items()}
+    return {k: 1500 + v for k, v in rating.items()}
+
+
+def round_robin(rules: Rules, names: list[str], games: int, seed: int = 0,
+                workers: int | None = None, progress: bool = True) -> dict:
+    """Two-player matches between every pair of `names`: the pairwise table and Elo ratings."""
+    if rules.num_players != 2:
+        raise ValueError("a round robin is played between two players at a time")
+    pairs, scores = {}, {}
+    for a, b in itertools.combinations(names, 2):
+        result = run_games(rules, [a, b], games, seed, workers, progress)
+        pairs[f"{a} vs {b}"] = result
+        half = result["draws"] / 2
+        scores[(a, b)] = (result["players"][a]["wins"] + half) / result["games"]
+        scores[(b, a)] = (result["players"][b]["wins"] + half) / result["games"]
+    return {"pairs": pairs, "scores": {f"{a} vs {b}": s for (a, b), s in scores.items()},
+            "elo": elo(scores, names)}
+
+
+def format_results(result: dict) -> str:
+    """The results as a table."""
+    speed = result["games_per_second"]
+    lines = [f"{result['games']} games, {speed:.{0 if speed >= 10 else 2}f} games/s, mean "
+             f"{result['mean_turns']:.1f} turns, draws {result['draw_rate']:.1%}"
+             + (f" ({result['truncated']} at the turn limit)" if result["truncated"] else "")]
+    width = max(12, *map(len, result["players"]))
+    lines.append(f"{'player':{width}s} {'wins':>7s} {'win rate':>9s} {'95% interval':>17s}")
+    for name, p in result["players"].items():
+        lo, hi = p["ci95"]
+        lines.append(f"{name:{width}s} {p['wins']:7d} {p['win_rate']:9.1%} "
+                     f"{f'{lo:.1%} - {hi:.1%}':>17s}")
+    return "\n".join(lines)

@@ -1,0 +1,60 @@
+"""The static side of a game: what every game of one rules set shares.
+
+`GameSpec.of(rules)` is built once per rules set and shared by `Game` (the engine), the
+observation encoder and the batched engine's tables (skipbo_env/vector/tables.py), so none of
+them needs a dealt game to learn the action layout, who may play whose cards, or the teams.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .actions import ActionLayout
+from .rules import Rules
+
+
+@dataclass(frozen=True, eq=False)
+class GameSpec:
+    """One rules set's action layout, seats, teams and building-target memo."""
+
+    rules: Rules
+    layout: ActionLayout
+    # For each seat, the seats whose stock and discard piles it may play: itself first, then
+    # its teammates in turn order (the order in which the action layout numbers them).
+    owners: tuple[tuple[int, ...], ...]
+    # Every team as a tuple of seats (each seat its own team without teams), and each seat's
+    # team number.
+    teams: tuple[tuple[int, ...], ...]
+    team_index: tuple[int, ...]
+    # Building-pile sizes -> each card id's target piles (engine.Game._targets_for): grows as
+    # games meet new positions, shared by every game of these rules.
+    targets_memo: dict = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def of(cls, rules: Rules) -> GameSpec:
+        """The spec of `rules` (built on first use, then shared)."""
+        spec = _SPECS.get(rules)
+        if spec is None:
+            if not isinstance(rules, Rules):
+                raise TypeError(f"rules must be a skipbo_env.Rules, got {type(rules).__name__}; "
+                                f"use Rules.preset(name, num_players)")
+            n = rules.num_players
+            teams = rules.teams if rules.teams is not None else tuple((p,) for p in range(n))
+            owners = tuple(tuple(sorted(rules.team_of(p), key=lambda s, p=p: (s - p) % n))
+                           for p in range(n))
+            team_index = tuple(next(t for t, team in enumerate(teams) if p in team)
+                               for p in range(n))
+            spec = _SPECS[rules] = cls(rules, ActionLayout(rules), owners, teams, team_index)
+        return spec
+
+    def team_of(self, seat: int) -> tuple[int, ...]:
+        """The seats of `seat`'s team (just the seat itself without teams)."""
+        return self.teams[self.team_index[seat]]
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the action space."""
+        return self.layout.size
+
+
+_SPECS: dict[Rules, GameSpec] = {}

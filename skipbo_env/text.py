@@ -1,0 +1,144 @@
+"""Cards, actions and tables in words: card names, action descriptions and the text render
+(the envs' ``ansi`` render mode)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .actions import HAND, STOCK, ActionKind
+from .rules import COIN, WILD
+
+if TYPE_CHECKING:
+    from .engine import Game
+
+
+def card_name(card: int, max_rank: int = 12) -> str:
+    """A card in words: its number, or "Skip-Bo" for the wild, with its toll if it has one."""
+    rank, toll = card % (max_rank + 1), card // (max_rank + 1)
+    name = "Skip-Bo" if rank == WILD else str(rank)
+    return f"{name} (toll {toll})" if toll else name
+
+
+def _coins(count: int) -> str:
+    return "1 coin" if count == 1 else f"{count} coins"
+
+
+def describe_action(game: Game, action: int) -> str:
+    """`action` in words for `game`'s current player and cards, e.g.
+    ``"hand 7 -> building pile 2"``, ``"stock Skip-Bo -> building pile 0 as 4"``,
+    ``"discard pile 1 top 9 -> building pile 3"``, ``"discard hand 5 -> discard pile 0"``;
+    in Skip-Bo Masters also ``"pay 5 coins as the 5 on building pile 2"``,
+    ``"buy player 1's stock 7 -> building pile 0"``, ``"pay the toll of 2 coins"`` and
+    ``"decline the toll (ends the turn)"``."""
+    kind, source, pile, card = game.layout.decode(int(action))
+    name = game.card_name
+    if kind is ActionKind.END_TURN:
+        return "end turn"
+    if kind is ActionKind.DISCARD:
+        return f"discard hand {name(card)} -> discard pile {pile}"
+    if kind is ActionKind.COIN:
+        need = len(game.building[pile]) + 1
+        return f"pay {_coins(need)} as the {need} on building pile {pile}"
+    if kind is ActionKind.PAY_TOLL:
+        return f"pay the toll of {_coins(game.pending_toll)}"
+    if kind is ActionKind.DECLINE_TOLL:
+        return "decline the toll (ends the turn)"
+    p = game.current_player
+    if kind is ActionKind.BUY:
+        seller = (p + source.owner) % game.rules.num_players
+        cards = (game.stocks[seller] if source.kind == STOCK
+                 else game.discards[seller][source.index])
+        card = cards[-1] if cards else None
+        top = "empty" if card is None else name(card)
+        where = (f"buy player {seller}'s stock {top}" if source.kind == STOCK
+                 else f"buy player {seller}'s discard pile {source.index} top {top}")
+    elif source.kind == HAND and not game.rules.stacked:
+        card = source.index
+        where = f"hand {name(card)}"
+    else:
+        owners = game.owners[p]
+        owner = f"player {owners[source.owner]}'s " if source.owner else ""
+        card = game.source_card(p, source)
+        top = "empty" if card is None else name(card)
+        if source.kind == HAND:
+            where = f"hand stack {source.index} top {top}"
+        elif source.kind == STOCK:
+            where = f"{owner}stock {top}"
+        else:
+            where = f"{owner}discard pile {source.index} top {top}"
+    text = f"{where} -> building pile {pile}"
+    if card == WILD:
+        text += f" as {len(game.building[pile]) + 1}"
+    return text
+
+
+def _pile(game: Game, cards: list[int]) -> str:
+    return "[" + " ".join(_card(game, c) for c in cards) + "]" if cards else "[ ]"
+
+
+def _card(game: Game, card: int) -> str:
+    return "coin" if card == COIN else game.card_name(card)
+
+
+def render_table(game: Game, seat: int | None = None) -> str:
+    """The table as text; with `seat` given, other players' hands and every stock below its top
+    are hidden, as that seat sees them."""
+    from .engine import Phase  # the engine imports this module
+
+    rules = game.rules
+    lines = [f"Skip-Bo ({rules.variant}, {rules.num_players} players)  turn {game.turn}  "
+             f"draw pile {len(game.draw_pile)}  set aside {len(game.set_aside)}"]
+    lines.append("building piles: " + "  ".join(
+        f"{i}:{len(p) if p else '-'}" + (f" (coins {game.pile_coins[i]})" if game.pile_coins[i]
+                                         else "")
+        for i, p in enumerate(game.building)))
+    for p in range(rules.num_players):
+        marker = ">" if p == game.current_player and not game.is_over else " "
+        team = ""
+        if rules.teams is not None:
+            team = f" team {game.spec.team_index[p]}"
+        stock = game.stocks[p]
+        top = game.card_name(stock[-1]) if stock else "-"
+        line = f"{marker} player {p}{team}: stock {top} ({len(stock)} cards)"
+        hand = game.hands[p]
+        if rules.stacked:
+            line += "  hand stacks " + " ".join(_pile(game, s) for s in hand)
+        elif seat is None or seat == p:
+            line += "  hand " + (" ".join(game.card_name(c) for c in hand) or "-")
+        else:
+            line += f"  hand {len(hand)} cards"
+        if rules.discard_piles:
+            line += "  discard piles " + " ".join(_pile(game, d) for d in game.discards[p])
+        if rules.coins:
+            line += f"  coins {game.coins[p]}"
+        if any(game.scores):
+            line += f"  score {game.scores[p]}"
+        lines.append(line)
+    if game.phase == Phase.WON:
+        lines.append(f"winner: {game.winner}")
+    elif game.phase == Phase.DRAWN:
+        lines.append("the game is drawn: a full round passed with no card played and "
+                     "nothing to draw")
+    elif game.phase == Phase.TOLL:
+        lines.append(f"player {game.current_player} owes a toll (coins: {game.pending_toll})")
+    elif game.phase == Phase.COIN_FOLLOWUP:
+        lines.append(f"player {game.current_player} must follow the coin play on building pile "
+                     f"{game.pending_pile}")
+    elif game.phase == Phase.TRUNCATED:
+        lines.append(f"stopped at the turn limit ({rules.max_turns})")
+    return "\n".join(lines)
+
+
+def render_env(game: Game, render_mode: str | None) -> str | None:
+    """An env's `render()`: the table as text for "ansi", printed for "human"; without a
+    render mode, a warning and None."""
+    if render_mode is None:
+        import gymnasium
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' "
+                              "or 'human'")
+        return None
+    text = render_table(game)
+    if render_mode == "human":
+        print(text + "\n")
+        return None
+    return text

@@ -1,0 +1,77 @@
+"""Plot learning curves: win rate against training steps, one line per evaluation opponent.
+
+    python -m training.plot checkpoints/standard_2p.json [more cards or curve.json files]
+        --out docs/learning_curves.png
+
+Reads the ``learning_curve`` of model cards (or a run's ``curve.json``) and writes a PNG.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+
+def read_curve(path: str) -> tuple[str, list[dict]]:
+    """(label, points) from a model card or a curve.json file."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, json.JSONDecodeError) as e:
+        raise ValueError(f"cannot read {path}: {e}") from None
+    if isinstance(data, dict):
+        label, points = data.get("name", path), data.get("learning_curve")
+        pretrain = data.get("pretrain")
+        if isinstance(pretrain, dict) and "teacher" in pretrain:
+            label += f"\n(step 0: after cloning {pretrain['teacher']})"
+    else:
+        label, points = os.path.basename(os.path.dirname(path)) or path, data
+    if not isinstance(points, list) or not all(
+            isinstance(p, dict) and "steps" in p and isinstance(p.get("win_rate"), dict)
+            for p in points):
+        raise ValueError(f"{path} holds no learning curve (a list of {{steps, win_rate}})")
+    return label, points
+
+
+def plot(paths: list[str], out: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curves = [read_curve(p) for p in paths]
+    fig, axes = plt.subplots(1, len(curves), figsize=(6 * len(curves), 4.3), squeeze=False)
+    for ax, (label, points) in zip(axes[0], curves):
+        opponents = sorted({o for p in points for o in p["win_rate"]})
+        for opp in opponents:
+            xs = [p["steps"] for p in points if opp in p["win_rate"]]
+            ys = [p["win_rate"][opp] for p in points if opp in p["win_rate"]]
+            ax.plot(xs, ys, marker="o", label=f"vs {opp}")
+        ax.set_title(label)
+        ax.set_xlabel("training steps")
+        ax.set_ylabel("win rate (seat-rotated games)")
+        ax.set_ylim(0, 1)
+        ax.axhline(0.5, color="grey", linewidth=0.5)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("paths", nargs="+", help="model cards (.json) or curve.json files")
+    parser.add_argument("--out", default="docs/learning_curves.png")
+    args = parser.parse_args(argv)
+    try:
+        plot(args.paths, args.out)
+    except ValueError as e:
+        parser.error(str(e))
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,215 @@
+"""Train a MaskablePPO policy from a YAML config (docs/training.md).
+
+    skipbo train --config configs/standard_2p.yaml      (or: python -m training.train ...)
+
+Writes <output_dir>/<name>.zip (the SB3 model) and <name>.json (its model card), TensorBoard
+logs and the learning curve (<log_dir>/<name>/curve.json) as it goes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import time
+
+from ..envs.gym import OpponentPool, SkipBoEnv
+from ..observation import PILE_DEPTH
+from ..players.tournament import run_games
+from .config import BATCHED_GAMES, ConfigError, load
+from .pretrain import behaviour_clone
+from .report import summary, versions
+
+
+def make_env_fn(cfg: dict, rank: int, pool_dir: str | None):
+    """A function that builds environment number `rank` (for the vectorised env)."""
+    def build():
+        from stable_baselines3.common.monitor import Monitor
+
+        sp = cfg["self_play"]
+        pool = OpponentPool(cfg["opponents"], directory=pool_dir, self_play=sp["weight"],
+                            refresh=sp["refresh"])
+        env = SkipBoEnv(cfg["variant"], cfg["num_players"], opponents=pool, seat="random",
+                        stock_reward=cfg["stock_reward"], **cfg["rules"])
+        env.reset(seed=cfg["seed"] * 1000 + rank)
+        return Monitor(env)
+    return build
+
+
+def make_vec_env(cfg: dict, n_envs: int, pool_dir: str):
+    """The training environments: `n_envs` SkipBoEnv in processes (or this process), or
+    `n_envs` games of the batched engine (vec_env batched), with episode statistics."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    if cfg["vec_env"] == "batched":
+        from skipbo_env.vector import SkipBoVectorEnv, sb3_vec_env
+
+        opponents = {name: w for name, w in cfg["opponents"].items() if w > 0}
+        env = SkipBoVectorEnv(cfg["variant"], cfg["num_players"], num_envs=n_envs,
+                              opponents=opponents, seat="random",
+                              stock_reward=cfg["stock_reward"], **cfg["rules"])
+        vec = VecMonitor(sb3_vec_env(env))
+        vec.seed(cfg["seed"])
+        return vec
+    fns = [make_env_fn(cfg, rank, pool_dir) for rank in range(n_envs)]
+    if cfg["vec_env"] == "subproc" and n_envs > 1:
+        return SubprocVecEnv(fns, start_method="fork")
+    return DummyVecEnv(fns)
+
+
+def stock_size_at(cfg: dict, steps: int) -> int:
+    """The curriculum's stock size after `steps` steps (the config's own size once past)."""
+    for stage in cfg["curriculum"]:
+        if steps < stage["until"]:
+            return stage["stock_size"]
+    return cfg["_rules"].stock_size
+
+
+def evaluate_model(path: str, cfg: dict, opponents: list[str], games: int, seed: int,
+                   workers: int | None = None, progress: bool = False) -> dict:
+    """Seat-rotated games of the checkpoint at `path` against each opponent, under the
+    config's rules (the tournament harness): {opponent: results}."""
+    out = {}
+    for name in opponents:
+        out[name] = run_games(cfg["_rules"], [path, name], games, seed, workers, progress)
+    return out
+
+
+def train(cfg: dict, progress: bool = True) -> dict:
+    """Train as `cfg` says; returns the model card (also written beside the checkpoint)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
+    name, rules = cfg["name"], cfg["_rules"]
+    cores = os.cpu_count() or 1
+    batched = cfg["vec_env"] == "batched"
+    n_envs = cfg["n_envs"] or (BATCHED_GAMES if batched else cores)
+    # Processes for the evaluations and the cloning data: one per environment, or per core
+    # when the environments are games of the batched engine.
+    workers = cores if batched else n_envs
+    log_dir = os.path.join(cfg["log_dir"], name)
+    pool_dir = os.path.join(log_dir, "pool")
+    shutil.rmtree(log_dir, ignore_errors=True)  # a rerun of the config starts afresh
+    os.makedirs(pool_dir, exist_ok=True)
+    os.makedirs(cfg["output_dir"], exist_ok=True)
+    torch.manual_seed(cfg["seed"])
+    # Batched games step in this process between the policy's batches: both use every core.
+    torch.set_num_threads(cores if batched or n_envs == 1 else 1)
+    vec = make_vec_env(cfg, n_envs, pool_dir)
+    ppo = dict(cfg["ppo"])
+    arch = ppo.pop("net_arch")
+    model = MaskablePPO("MlpPolicy", vec, seed=cfg["seed"], device="cpu", verbose=0,
+                        tensorboard_log=log_dir, policy_kwargs={"net_arch": arch}, **ppo)
+    curve: list[dict] = []
+    start = time.perf_counter()
+    ev = cfg["eval"]
+    pretrained = None
+    if cfg["pretrain"]["samples"]:
+        pretrained = behaviour_clone(model, cfg, stock_size_at(cfg, 0), workers=workers,
+                                     log=print if progress else (lambda *_: None))
+
+    def evaluate(steps: int, stock: int, logger=None) -> None:
+        """A point of the learning curve: the current policy against the eval opponents."""
+        path = os.path.join(log_dir, "latest.zip")
+        model.save(path)
+        results = summary(evaluate_model(path, cfg, ev["opponents"], ev["games"],
+                                          cfg["seed"] + steps, workers=workers), path)
+        point = {"steps": steps, "seconds": round(time.perf_counter() - start, 1),
+                 "stock_size": stock, "win_rate": {}}
+        for opp, r in results.items():
+            if logger is not None:
+                logger.record(f"eval/win_rate_vs_{opp}", r["win_rate"])
+            point["win_rate"][opp] = r["win_rate"]
+        curve.append(point)
+        with open(os.path.join(log_dir, "curve.json"), "w") as f:
+            json.dump(curve, f, indent=1)
+        if progress:
+            print(f"\n[{steps} steps] " + ", ".join(
+                f"vs {o} {r['win_rate']:.1%}" for o, r in results.items()), flush=True)
+
+    if pretrained is not None and ev["games"]:
+        evaluate(0, stock_size_at(cfg, 0))  # where PPO starts from
+
+    class Hooks(BaseCallback):
+        """Curriculum steps, self-play snapshots and periodic evaluation."""
+
+        def __init__(self):
+            super().__init__()
+            self.stock = None
+            self.next_eval = ev["every"]
+            self.next_save = cfg["self_play"]["save_every"]
+
+        def _on_step(self) -> bool:
+            steps = self.num_timesteps
+            stock = stock_size_at(cfg, steps)
+            if stock != self.stock:
+                if cfg["curriculum"]:
+                    self.training_env.env_method("set_stock_size", stock)
+                self.logger.record("curriculum/stock_size", stock)
+                self.stock = stock
+            if cfg["self_play"]["weight"] > 0 and steps >= self.next_save:
+                self.next_save += cfg["self_play"]["save_every"]
+                self.model.save(os.path.join(pool_dir, f"step_{steps:09d}.zip"))
+                snaps = sorted(f for f in os.listdir(pool_dir) if f.endswith(".zip"))
+                for old in snaps[:-cfg["self_play"]["pool_size"]]:
+                    os.remove(os.path.join(pool_dir, old))
+            if ev["games"] and steps >= self.next_eval:
+                self.next_eval += ev["every"]
+                evaluate(steps, self.stock, self.logger)
+            return True
+
+    hooks = Hooks()
+    model.learn(total_timesteps=cfg["total_timesteps"], callback=hooks, progress_bar=progress)
+    wall = time.perf_counter() - start
+    vec.close()
+    if ev["games"] and (not curve or curve[-1]["steps"] != model.num_timesteps):
+        evaluate(model.num_timesteps, stock_size_at(cfg, model.num_timesteps))
+    path = os.path.join(cfg["output_dir"], f"{name}.zip")
+    model.save(path)
+    final = {}
+    if ev["final_games"]:
+        final = summary(evaluate_model(path, cfg, ev["final_opponents"], ev["final_games"],
+                                        10_000 + cfg["seed"], workers=workers,
+                                        progress=progress), path)
+    raw = {k: v for k, v in cfg.items() if not k.startswith("_")}
+    card = {
+        "name": name, "format": "skipbo-model-card/1", "algorithm": "MaskablePPO",
+        "rules": rules.to_dict(), "pile_depth": PILE_DEPTH,
+        "config": raw, "seed": cfg["seed"], "steps": int(model.num_timesteps),
+        "wall_time_s": round(wall, 1), "pretrain": pretrained, "n_envs": n_envs,
+        "machine": f"{os.cpu_count()} cores",
+        "versions": versions(), "learning_curve": curve,
+        "evaluation": {"games_per_opponent": ev["final_games"],
+                       "rules": f"{rules.variant}, {rules.num_players} players, stock "
+                                f"{rules.stock_size}", "seat_rotated": True, "results": final},
+    }
+    with open(os.path.join(cfg["output_dir"], f"{name}.json"), "w") as f:
+        json.dump(card, f, indent=1)
+    return card
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="skipbo train", description=__doc__.splitlines()[0])
+    parser.add_argument("--config", required=True, help="a YAML file from configs/")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    try:
+        cfg = load(args.config)
+    except ConfigError as e:
+        parser.error(str(e))
+    try:
+        import sb3_contrib  # noqa: F401
+    except ImportError:
+        parser.error("training needs the train extra: pip install torch==2.13.0 && "
+                     "pip install -e '.[train]'")
+    card = train(cfg, progress=not args.quiet)
+    print(json.dumps({"checkpoint": os.path.join(cfg["output_dir"], cfg["name"] + ".zip"),
+                      "steps": card["steps"], "wall_time_s": card["wall_time_s"],
+                      "evaluation": card["evaluation"]["results"]}, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,251 @@
+"""`VectorEngine`: many games of one rules set as arrays, advanced together by numba kernels."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..engine import Game
+from ..rules import Rules
+from . import kernels as K
+from . import players as KA
+from .tables import Tables, build_tables, game_dict, load_game, seed_states
+
+
+def _num_games(num_games: Any) -> int:
+    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) \
+            or num_games < 1:
+        raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
+    return int(num_games)
+
+
+def split_names(names):
+    """A comma-separated string of player names as a list; anything else as given."""
+    if isinstance(names, str):
+        return [name.strip() for name in names.split(",")]
+    return names
+
+
+def agent_kinds(players, num_players: int) -> np.ndarray:
+    """The kernels' numbers of a list of batched scripted players, one per seat."""
+    players = split_names(players)
+    try:
+        players = list(players)
+    except TypeError:
+        raise ValueError(f"players must be a list of names, got {players!r}") from None
+    if len(players) != num_players:
+        raise ValueError(f"give one player for each of the {num_players} seats, got "
+                         f"{len(players)}")
+    unknown = [p for p in players if p not in KA.AGENT_NAMES]
+    if unknown:
+        raise ValueError(f"no batched player {unknown[0]!r}; the batched engine has "
+                         f"{', '.join(KA.AGENT_NAMES)}")
+    return np.array([KA.AGENT_NAMES.index(p) for p in players], dtype=np.int64)
+
+
+class VectorEngine:
+    """`num_games` games of one variant held as arrays and advanced in one call each step.
+
+    ``reset(seed) -> (obs [N, D], mask [N, A], seat [N])`` deals every game and observes the
+    player to act in each; ``step(actions [N]) -> (obs, mask, rewards [N, players],
+    terminated [N], truncated [N], info)`` applies one action per game. Observations and
+    action masks are those of the AEC env (docs/observation.md) for the seat to act. Finished
+    games are scored (+1 for the winner or winning team, -1 for the others, 0 for a draw or
+    a truncated game), observed into ``info["final_obs"]`` (rows for the games in
+    ``info["done_index"]``, from the seat that acted last) and dealt again at once unless
+    ``autoreset=False``, in which case they stay over and ignore their actions.
+
+    Game i after ``reset(seed)`` is the reference ``Game(rules, seed=s_i)`` with
+    ``s_i = np.random.default_rng(seed).integers(2**63, size=N)[i]``; a game dealt again
+    continues its own generator (``Game(rules, seed=generator)``). The arrays returned are
+    the engine's own buffers, overwritten by the next call: copy what you keep.
+    """
+
+    def __init__(self, variant: str = "standard", num_players: int = 2, num_games: int = 1024,
+                 autoreset: bool = True, **overrides: Any):
+        self.rules = Rules.preset(variant, num_players, **overrides)
+        self.num_games = _num_games(num_games)
+        if not isinstance(autoreset, bool):
+            raise ValueError(f"autoreset must be true or false, got {autoreset!r}")
+        self.autoreset = autoreset
+        self.tables: Tables = build_tables(self.rules)
+        t, n = self.tables, self.num_games
+        self.piles = np.zeros((n, t.num_piles, t.capacity), dtype=np.int8)
+        self.lens = np.zeros((n, t.num_piles), dtype=np.int32)
+        self.scal = np.zeros((n, t.num_scalars), dtype=np.int32)
+        self.rng = np.zeros((n, 6), dtype=np.uint64)
+        self.agent_rng = np.zeros(n, dtype=np.uint64)
+        self.obs = np.zeros((n, t.obs_size), dtype=np.float32)
+        self.masks = np.zeros((n, t.num_actions), dtype=np.int8)
+        self.seats = np.zeros(n, dtype=np.int64)
+        self.num_legal = np.zeros(n, dtype=np.int64)
+        self.rewards = np.zeros((n, self.rules.num_players), dtype=np.float32)
+        self.terminated = np.zeros(n, dtype=np.bool_)
+        self.truncated = np.zeros(n, dtype=np.bool_)
+        self.final_obs = np.zeros_like(self.obs)
+        self._seen = np.zeros((n, self.rules.num_card_ids), dtype=np.int64)
+        # Each public pile's encoded segment, redone only when the pile changes.
+        self._cache = np.zeros((n, t.num_public_piles, t.prm[K.O_PILEW]), dtype=np.float32)
+        self._actions = np.zeros(n, dtype=np.int64)
+        self._ready = False
+
+    @property
+    def num_actions(self) -> int:
+        """Size of the action space (the AEC env's)."""
+        return self.tables.num_actions
+
+    @property
+    def obs_size(self) -> int:
+        """Length of one observation (the AEC env's)."""
+        return self.tables.obs_size
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Deal every game; returns (observations, action masks, seats to act)."""
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                                 or seed < 0):
+            raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
+        seeder = np.random.default_rng(seed)
+        self.rng[:] = seed_states(seeder.integers(2**63, size=self.num_games))
+        self.agent_rng[:] = seeder.integers(2**63, size=self.num_games).astype(np.uint64)
+        t = self.tables
+        K.reset_all(self.piles, self.lens, self.scal, self.rng, t.prm, t.owners, t.team_id,
+                    t.scale, t.deck, self.obs, self.masks, self.num_legal, self.seats,
+                    self._seen, self._cache)
+        self._ready = True
+        return self.obs, self.masks, self.seats
+
+    def step(self, actions) -> tuple:
+        """Apply one action in every game (ignored in games that are over)."""
+        if not self._ready:
+            raise RuntimeError("call reset() before step()")
+        actions = self._check_actions(actions)
+        t = self.tables
+        K.step_all(self.piles, self.lens, self.scal, self.rng, t.prm, t.owners, t.team_id,
+                   t.teams, t.act, t.deck, t.scale, actions, self.obs, self.masks,
+                   self.num_legal, self.seats, self.rewards, self.terminated, self.truncated,
+                   self.final_obs, self._seen, self._cache, self.autoreset)
+        return self._outcome()
+
+    def step_random(self) -> tuple:
+        """Apply a uniformly random legal action in every game, drawn from the engine's own
+        seeded agent generator (the actions taken are in ``info["actions"]``); otherwise as
+        `step`. Random play for data and benchmarks without a round trip through Python."""
+        if not self._ready:
+            raise RuntimeError("call reset() before step_random()")
+        t = self.tables
+        K.step_random(self.piles, self.lens, self.scal, self.rng, t.prm, t.owners, t.team_id,
+                      t.teams, t.act, t.deck, t.scale, self.agent_rng, self._actions, self.obs,
+                      self.masks, self.num_legal, self.seats, self.rewards, self.terminated,
+                      self.truncated, self.final_obs, self._seen, self._cache, self.autoreset)
+        result = self._outcome()
+        result[-1]["actions"] = self._actions
+        return result
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal action in every game (-1 where the game is over), from
+        the engine's own seeded agent generator."""
+        K.random_actions(self.masks, self.num_legal, self.agent_rng, self._actions)
+        return self._actions
+
+    def scripted_actions(self, players) -> np.ndarray:
+        """Each game's action by the batched scripted player in the seat to act (-1 where the
+        game is over): `players` names one of "random", "naive", "greedy" per seat, or is an
+        int array [num_games, players] of their numbers (0, 1, 2)."""
+        kinds = self._kinds(players)
+        t = self.tables
+        KA.choose_all(kinds, self.piles, self.lens, self.scal, t.prm, t.owners, t.act,
+                      self.masks, self.num_legal, self.agent_rng, self._actions)
+        return self._actions
+
+    def play(self, players, games_per_row: int = 1) -> dict:
+        """Play `games_per_row` whole games in every row with scripted `players` (as in
+        `scripted_actions`), without observations; each row deals its next game from its own
+        generator. Returns {"games", "wins" (per seat), "draws" (drawn or truncated),
+        "actions"}; afterwards every row holds a fresh deal, observed."""
+        if not self._ready:
+            raise RuntimeError("call reset() before play()")
+        if isinstance(games_per_row, bool) or not isinstance(games_per_row, (int, np.integer)) \
+                or games_per_row < 1:
+            raise ValueError(f"games_per_row must be a positive integer, got {games_per_row!r}")
+        kinds = self._kinds(players)
+        t = self.tables
+        wins = np.zeros((self.num_games, self.rules.num_players), dtype=np.int64)
+        actions = np.zeros(self.num_games, dtype=np.int64)
+        KA.play_games(kinds, self.piles, self.lens, self.scal, self.rng, t.prm, t.owners,
+                      t.team_id, t.teams, t.act, t.deck, self.masks, self.num_legal,
+                      self.agent_rng, int(games_per_row), wins, actions)
+        self._observe_all()
+        games = self.num_games * int(games_per_row)
+        won = wins.sum(axis=0)
+        return {"games": games, "wins": won.tolist(), "draws": games - int(won.sum()),
+                "actions": int(actions.sum())}
+
+    def _kinds(self, players) -> np.ndarray:
+        n = self.rules.num_players
+        if isinstance(players, np.ndarray) and players.dtype.kind in "iu":
+            if players.shape != (self.num_games, n) or players.min() < 0 \
+                    or players.max() >= len(KA.AGENT_NAMES):
+                raise ValueError(f"players as an array must have shape ({self.num_games}, {n}) "
+                                 f"and values 0..{len(KA.AGENT_NAMES) - 1}")
+            return players.astype(np.int64, copy=False)
+        return np.tile(agent_kinds(players, n), (self.num_games, 1))
+
+    def _observe_all(self) -> None:
+        t = self.tables
+        K.observe_all(self.piles, self.lens, self.scal, t.prm, t.owners, t.team_id, t.scale,
+                      t.deck, self.obs, self.masks, self.num_legal, self.seats, self._seen,
+                      self._cache)
+
+    def _outcome(self) -> tuple:
+        done = np.flatnonzero(self.terminated | self.truncated)
+        info = {"done_index": done, "final_obs": self.final_obs[done]}
+        return self.obs, self.masks, self.rewards, self.terminated, self.truncated, info
+
+    def _check_actions(self, actions) -> np.ndarray:
+        a = np.asarray(actions)
+        if a.shape != (self.num_games,):
+            raise ValueError(f"actions must have shape ({self.num_games},), got {a.shape}")
+        if a.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, got dtype {a.dtype}")
+        a = a.astype(np.int64, copy=False)
+        bad = K.first_illegal(self.masks, self.scal, a)
+        if bad >= 0:
+            legal = np.flatnonzero(self.masks[bad]).tolist()
+            raise ValueError(f"game {bad}: action {int(a[bad])} is not legal for player "
+                             f"{int(self.seats[bad])}; legal actions are {legal}")
+        return a
+
+    # -- single games, for tests and inspection ------------------------------------------------
+    def game(self, i: int) -> Game:
+        """Game i as a reference `Game` (a copy)."""
+        return Game.from_dict(self.state_dict(i))
+
+    def state_dict(self, i: int) -> dict:
+        """Game i as `Game.to_dict` writes it."""
+        self._check_index(i)
+        return game_dict(self.tables, self.piles, self.lens, self.scal, self.rng, i)
+
+    def set_game(self, i: int, game: Game) -> None:
+        """Put a copy of the reference `game` into row i and observe it."""
+        self._check_index(i)
+        if not isinstance(game, Game):
+            raise TypeError(f"game must be a skipbo_env.Game, got {type(game).__name__}")
+        load_game(self.tables, game, self.piles, self.lens, self.scal, self.rng, i)
+        self.observe(i)
+        self._ready = True
+
+    def observe(self, i: int) -> None:
+        """Recompute game i's mask and observation (after its arrays were written)."""
+        t = self.tables
+        K.observe(self.piles, self.lens, self.scal, t.prm, t.owners, t.team_id, t.scale, t.deck,
+                  self.obs, self.masks, self.num_legal, self.seats, self._seen, self._cache, i)
+
+    def _check_index(self, i: int) -> None:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) \
+                or not 0 <= i < self.num_games:
+            raise ValueError(f"game index must be in 0..{self.num_games - 1}, got {i!r}")
+
+    def __repr__(self) -> str:
+        return (f"VectorEngine({self.rules.variant!r}, {self.rules.num_players} players, "
+                f"{self.num_games} games)")
