@@ -47,7 +47,7 @@ def fits(rules: Rules, card: int, shows: int, shows_wild: bool = False) -> bool:
     a pile starts with a 1 or a wild, then takes the next number or a wild; a wild takes the
     number the pile needs, on another wild too unless `wild_on_wild` is off. The engine's
     legal actions and the players' planning both use it.
-    Mirror: kernels.fits_shown."""
+    Mirror: vector.kernels.fits_shown"""
     rank = card % (rules.max_rank + 1)
     if rank == WILD:
         return rules.wild_on_wild or not shows_wild
@@ -67,6 +67,8 @@ class Game:
 
     def __init__(self, rules: Rules, seed: int | None = None, first_player: int = 0,
                  scores: list[int] | None = None):
+        """Deal: shuffle the deck, deal each stock from its end, the first player draws.
+        Mirror: vector.kernels.deal"""
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a skipbo_env.Rules, got {type(rules).__name__}; "
                             f"use Rules.preset(name, num_players)")
@@ -134,7 +136,8 @@ class Game:
         return list(self.winner) if isinstance(self.winner, list) else [self.winner]
 
     def returns(self) -> list[float]:
-        """+1 for the winner (or each member of the winning team), -1 for the others, else 0."""
+        """+1 for the winner (or each member of the winning team), -1 for the others, else 0.
+        Mirror: vector.kernels.write_returns"""
         winners = self.winning_seats()
         if not winners:
             return [0.0] * self.rules.num_players
@@ -157,6 +160,8 @@ class Game:
         return self._legal
 
     def _compute_legal(self) -> list[int]:
+        """The legal actions, worked out from the rules.
+        Mirror: vector.kernels.legal_mask"""
         phase = self.phase
         if phase is not Phase.PLAY:
             if phase is Phase.TOLL:
@@ -202,7 +207,8 @@ class Game:
         return actions
 
     def _coin_actions(self, targets: list[list[int]]) -> list[int]:
-        """Skip-Bo Masters: coin plays, then purchases."""
+        """Skip-Bo Masters: coin plays, then purchases.
+        Mirror: vector.kernels._coin_actions"""
         layout, p, n = self.layout, self.current_player, self.rules.num_players
         coins, actions = self.coins[p], []
         own = self._own_cards(p)
@@ -234,7 +240,8 @@ class Game:
         return own
 
     def _followups(self) -> list[int]:
-        """After a coin play: plays from the player's own cards onto that pile only."""
+        """After a coin play: plays from the player's own cards onto that pile only.
+        Mirror: vector.kernels.legal_mask"""
         b, pile, p = self.layout.building_piles, self.pending_pile, self.current_player
         fits = self._targets()
         actions = [card * b + pile for card in sorted(set(self.hands[p])) if pile in fits[card]]
@@ -253,7 +260,8 @@ class Game:
         return np.frombuffer(mask, dtype=np.int8)
 
     def step(self, action: int) -> None:
-        """Apply the current player's `action`; raises ValueError if it is not legal."""
+        """Apply the current player's `action`; raises ValueError if it is not legal.
+        Mirror: vector.kernels.step_game, vector.kernels.remove_from_hand"""
         if action.__class__ is not int:  # a quick check first: this is the hot path
             action = checks.integer(action, "action")
         if action not in self._legal_cached():
@@ -404,6 +412,8 @@ class Game:
         return tuple(-len(c) if c and c[-1] == WILD else len(c) for c in self.building)
 
     def _targets_for(self, key: tuple) -> list[list[int]]:
+        """Each card id's target piles for building piles of these sizes (`_building_key`).
+        Mirror: vector.kernels.fits_rank"""
         targets = self._targets_memo.get(key)
         if targets is None:
             r = self.rules.max_rank + 1
@@ -429,6 +439,8 @@ class Game:
         return pile[-1] if pile else None
 
     def _play(self, source, pile: int) -> None:
+        """Take the card from `source` and put it on building pile `pile`.
+        Mirror: vector.kernels.step_game"""
         p = self.current_player
         if source.kind == HAND:
             if self.rules.stacked:
@@ -445,7 +457,8 @@ class Game:
 
     def _place(self, card: int, pile: int, stock_owner: int | None) -> None:
         """Put `card` on building pile `pile`; `stock_owner` is the seat whose stock it came
-        from, if any."""
+        from, if any.
+        Mirror: vector.kernels.place"""
         p = self.current_player
         target = self.building[pile]
         target.append(card)
@@ -473,7 +486,8 @@ class Game:
             self._draw(p, self.rules.hand_size)
 
     def _coin_step(self, decoded: DecodedAction) -> None:
-        """Skip-Bo Masters: a coin play, a purchase, or paying a toll."""
+        """Skip-Bo Masters: a coin play, a purchase, or paying a toll.
+        Mirror: vector.kernels.step_game"""
         p, kind = self.current_player, decoded.kind
         if kind is ActionKind.COIN:
             pile = decoded.pile
@@ -500,16 +514,22 @@ class Game:
 
     def _hand_out_coins(self, pile: int) -> None:
         """A cleared pile's coins go out one at a time, from the player who completed it round
-        in turn order."""
+        in turn order.
+        Mirror: vector.kernels.place"""
         n, p = self.rules.num_players, self.current_player
         for k in range(self.pile_coins[pile]):
             self.coins[(p + k) % n] += 1
         self.pile_coins[pile] = 0
 
     def _team_stocks_empty(self, p: int) -> bool:
+        """Whether seat p's team has no stock card left.
+        Mirror: vector.kernels.team_stocks_empty"""
         return self.team_stock_size(p) == 0
 
     def _draw_card(self) -> int | None:
+        """The draw pile's top card (None when nothing is left); an empty draw pile is
+        replaced by the shuffled set-aside cards.
+        Mirror: vector.kernels.draw_card"""
         if not self.draw_pile:
             if not self.set_aside:
                 return None
@@ -520,6 +540,8 @@ class Game:
         return self.draw_pile.pop()
 
     def _draw(self, p: int, count: int) -> None:
+        """Up to `count` cards from the draw pile into seat p's refill hand.
+        Mirror: vector.kernels.draw"""
         hand, pile = self.hands[p], self.draw_pile
         if 0 < count <= len(pile):
             # The common case in one step: the top `count` cards, in the order drawn.
@@ -533,6 +555,8 @@ class Game:
             hand.append(card)
 
     def _start_turn(self) -> None:
+        """The player to act draws: a full refill hand, or one card onto each hand stack.
+        Mirror: vector.kernels.start_turn"""
         p = self.current_player
         self.played_this_turn = False
         if self.rules.stacked:
@@ -546,6 +570,9 @@ class Game:
             self._draw(p, self.rules.hand_size - len(self.hands[p]))
 
     def _end_turn(self) -> None:
+        """The turn ends: a round with no card played and nothing to draw draws the game, the
+        turn limit truncates it, else the next player starts.
+        Mirror: vector.kernels.end_turn"""
         self.phase, self.pending_pile, self.pending_toll = Phase.PLAY, None, 0
         self.turn += 1
         if not self.played_this_turn and not self.draw_pile and not self.set_aside:

@@ -10,11 +10,18 @@ from array import array
 
 import numpy as np
 
-from .engine import WILD, Game
+from . import checks
+from .engine import WILD, Game, Phase
 from .rules import Rules
+from .spec import GameSpec
 
 SCORE_TARGET = 500
 PILE_DEPTH = 16
+OBS_VERSION = 1
+"""The version of what the observation means. Bump it with any change to the encoding (a new
+section, another scale, another order): model cards record it, and a checkpoint trained on
+another version is refused at load (skipbo_env/players/policy.py). The golden observations in
+tests/golden/ fail on any change of the encoding, to remind you."""
 
 
 class ObservationEncoder:
@@ -27,10 +34,9 @@ class ObservationEncoder:
     """
 
     def __init__(self, rules: Rules, pile_depth: int = PILE_DEPTH):
-        if isinstance(pile_depth, bool) or not isinstance(pile_depth, int) or pile_depth < 1:
-            raise ValueError(f"pile_depth must be a positive integer, got {pile_depth!r}")
+        self.depth = checks.integer(pile_depth, "pile_depth", minimum=1)
         self.rules = rules
-        self.depth = pile_depth
+        self.spec = GameSpec.of(rules)
         # Cards are counted and coded by card id (the rank, or rank and toll in Skip-Bo Masters).
         n, r = rules.num_players, rules.num_card_ids
         b, d, h = rules.building_piles, rules.discard_piles, rules.hand_size
@@ -58,8 +64,19 @@ class ObservationEncoder:
         self._scale = self._scales()
         self._reset_cache()
 
+    @property
+    def piles_offset(self) -> int:
+        """Where a seat's piles start within its block of the observation."""
+        return self._piles_offset
+
+    @property
+    def scale_factors(self) -> np.ndarray:
+        """The factor that brings each raw entry into [0, 1] (a copy)."""
+        return self._scale.copy()
+
     def encode(self, game: Game, seat: int) -> np.ndarray:
-        """Observation of `game` as seen by `seat`."""
+        """Observation of `game` as seen by `seat`.
+        Mirror: vector.kernels.encode"""
         rules = self.rules
         n, r = rules.num_players, self.num_ranks
         off = self._off
@@ -80,7 +97,7 @@ class ObservationEncoder:
             for c in game.hands[seat]:
                 seen[c] += 1
                 buf[o + c] += 1.0
-        team = rules.team_of(seat)
+        team = self.spec.team_of(seat)
         base, width = off["seats"], self.seat_width
         for k in range(n):
             p = (seat + k) % n
@@ -110,7 +127,7 @@ class ObservationEncoder:
             buf[o + i] = coins
         if game.pending_pile is not None:
             o = off["pending"]
-            if game.phase == "toll":
+            if game.phase == Phase.TOLL:
                 buf[o] = 1.0
                 buf[o + 1] = game.pending_toll
             else:
@@ -171,7 +188,8 @@ class ObservationEncoder:
 
     def _pile_segment(self, cards: list[int]) -> array:
         """Raw encoding of one pile: size, top one-hot (ranks, then "empty"), codes of the top
-        `depth` cards (top first), then the cards below those by rank."""
+        `depth` cards (top first), then the cards below those by rank.
+        Mirror: vector.kernels._encode_pile"""
         r, depth = self.num_ranks, self.depth
         seg = array("f", bytes(4 * self.pile_width))
         seg[0] = len(cards)

@@ -1,4 +1,5 @@
-"""What one seat can see of a game: the only thing players (agents) read."""
+"""What one seat can see of a game: what the scripted players read (a trained policy reads the
+same seat's observation, skipbo_env/observation.py)."""
 
 from __future__ import annotations
 

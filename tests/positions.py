@@ -1,10 +1,57 @@
-"""Set-up positions for rule tests: name the cards that matter, the rest go to the draw pile."""
+"""Set-up positions for rule tests: name the cards that matter, the rest go to the draw pile.
+
+Every position is a `BatchedCheckedGame`: each action a rule test takes in it is also taken
+by the batched engine (skipbo_env.vector) from the same position, which must show the same
+legal actions and observation before it and reach the same state after it. So the rule tests
+are differential tests of the batched engine too.
+"""
 
 from __future__ import annotations
 
 import copy
 
-from skipbo_env import Game, Rules
+import numpy as np
+
+from skipbo_env import Game, ObservationEncoder, Rules
+
+_ENGINES: dict = {}
+STEPS_CHECKED = [0]  # actions checked against the batched engine in this test session
+
+
+def _engine(rules: Rules):
+    """A one-game batched engine of `rules` (kept per rules set), without autoreset."""
+    engine = _ENGINES.get(rules)
+    if engine is None:
+        from skipbo_env.vector import VectorEngine
+
+        overrides = {k: v for k, v in rules.to_dict().items() if k not in ("variant",
+                                                                              "num_players")}
+        engine = _ENGINES[rules] = VectorEngine(rules.variant, rules.num_players, num_games=1,
+                                                autoreset=False, **overrides)
+    return engine
+
+
+class BatchedCheckedGame(Game):
+    """A reference game whose every step is checked against the batched engine."""
+
+    def step(self, action: int) -> None:
+        engine = _engine(self.rules)
+        engine.set_game(0, self)
+        assert engine.state_dict(0) == self.to_dict(), "the batched engine loads the position"
+        where = f"{self!r}, action {action}"
+        if not self.is_over:
+            assert np.array_equal(engine.masks[0], self.action_mask()), f"mask, {where}"
+            assert np.array_equal(engine.obs[0], ObservationEncoder(self.rules).encode(
+                self, self.current_player)), f"observation, {where}"
+        legal = not self.is_over and isinstance(action, (int, np.integer)) \
+            and not isinstance(action, bool) and action in self.legal_actions()
+        super().step(action)  # raises for an illegal action, as before
+        assert legal
+        engine.step(np.array([action], dtype=np.int64))
+        assert engine.state_dict(0) == self.to_dict(), f"state after {where}"
+        if self.is_over:
+            assert np.array_equal(engine.rewards[0], np.array(self.returns(), np.float32))
+        STEPS_CHECKED[0] += 1
 
 
 def toll(rank: int, coins: int, rules: Rules) -> int:
@@ -63,7 +110,7 @@ def position(rules: Rules, *, current_player: int = 0, building=None, players=No
         state["coins"] = list(coins) if coins is not None else [rules.coins_per_player] * n
         state["pile_coins"] = list(pile_coins) if pile_coins is not None else [0] * b
         _write_ids(state, rules)
-    return Game.from_dict(state)
+    return BatchedCheckedGame.from_dict(state)
 
 
 def _write_ids(state: dict, rules: Rules) -> None:

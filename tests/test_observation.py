@@ -1,10 +1,14 @@
 """What the observation shows: everything public, from the observing seat's point of view."""
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 from positions import position
 
 from skipbo_env import ObservationEncoder, Rules
+from skipbo_env.observation import OBS_VERSION
 
 STANDARD = Rules.preset("standard", 2)
 PARTNERSHIP = Rules.preset("partnership", 4)
@@ -125,3 +129,29 @@ def test_unseen_cards_by_rank_count_what_the_seat_cannot_see():
 def test_pile_depth_must_be_positive():
     with pytest.raises(ValueError, match="pile_depth must be a positive integer"):
         ObservationEncoder(STANDARD, pile_depth=0)
+
+
+GOLDEN = Path(__file__).with_name("golden") / "observations.json"
+
+
+def test_the_encoding_matches_the_golden_observations_of_its_version():
+    # A failure here means the observation changed meaning: bump OBS_VERSION in
+    # skipbo_env/observation.py (checkpoints of the old version are then refused) and
+    # regenerate with `python tests/golden/make_observations.py`.
+    from golden.make_observations import position
+
+    golden = json.loads(GOLDEN.read_text())
+    assert golden["obs_version"] == OBS_VERSION
+    assert len(golden["cases"]) >= 30
+    for case in golden["cases"]:
+        rules = Rules.preset(case["variant"], case["num_players"])
+        obs = ObservationEncoder(rules).encode(position(case["variant"], case["num_players"],
+                                                        case["steps"]), case["seat"])
+        expected = np.zeros(case["size"], dtype=np.float32)
+        for i, value in case["nonzero"]:
+            expected[i] = value
+        assert obs.shape == expected.shape, case["variant"]
+        changed = np.flatnonzero(obs != expected)
+        assert not len(changed), (f"{case['variant']} {case['num_players']}p after "
+                                  f"{case['steps']} steps, seat {case['seat']}: entries "
+                                  f"{changed[:10].tolist()} changed")

@@ -9,6 +9,7 @@ import pytest
 pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
 
 from skipbo_env import Game, Rules  # noqa: E402
+from skipbo_env.observation import OBS_VERSION  # noqa: E402
 from skipbo_env.players.registry import make_agent  # noqa: E402
 from skipbo_env.train.config import load  # noqa: E402
 
@@ -23,6 +24,7 @@ def test_a_shipped_checkpoint_has_the_model_card_of_its_config(name):
     raw = {k: v for k, v in cfg.items() if not k.startswith("_")}
     assert card["config"] == raw and card["seed"] == cfg["seed"]
     assert card["rules"] == cfg["_rules"].to_dict()
+    assert card["obs_version"] == OBS_VERSION  # trained on today's encoding
     assert card["steps"] >= cfg["total_timesteps"]
     results = card["evaluation"]["results"]
     assert set(results) == set(cfg["eval"]["final_opponents"])

@@ -15,6 +15,7 @@ pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
 
 from skipbo_env import Game, ObservationEncoder, Rules  # noqa: E402
 from skipbo_env.envs.gym import OpponentPool, SkipBoEnv  # noqa: E402
+from skipbo_env.observation import OBS_VERSION  # noqa: E402
 from skipbo_env.players.policy import check_spaces, load_policy_agent  # noqa: E402
 from skipbo_env.players.registry import make_agent  # noqa: E402
 from skipbo_env.train import config as cfgmod  # noqa: E402
@@ -122,10 +123,33 @@ def test_a_corrupt_or_missing_checkpoint_is_refused_saying_so(tmp_path):
     broken = tmp_path / "broken.zip"
     with zipfile.ZipFile(broken, "w") as z:
         z.writestr("data", "{")
+    (tmp_path / "broken.json").write_text(json.dumps({"obs_version": OBS_VERSION}))
     with pytest.raises(ValueError, match="could not be loaded"):
         make_agent(str(broken))
     with pytest.raises(ValueError, match="does not exist"):
         make_agent(str(tmp_path / "none.zip"))
+
+
+def test_a_checkpoint_of_another_observation_version_or_without_one_is_refused(smoke, tmp_path):
+    import shutil
+
+    path = smoke[2]
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert card["obs_version"] == OBS_VERSION
+    copy = tmp_path / "old.zip"
+    shutil.copy(path, copy)
+    with pytest.raises(ValueError, match="has no model card"):
+        make_agent(str(copy))
+    for version, message in ((None, "has no obs_version"),
+                             (OBS_VERSION + 1, f"observation version {OBS_VERSION + 1}")):
+        written = dict(card)
+        if version is None:
+            del written["obs_version"]
+        else:
+            written["obs_version"] = version
+        (tmp_path / "old.json").write_text(json.dumps(written))
+        with pytest.raises(ValueError, match=message):
+            make_agent(str(copy))
 
 
 def test_maskable_ppo_tools_work_with_the_env_in_subprocesses():

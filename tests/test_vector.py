@@ -36,7 +36,9 @@ def _drive(engine: VectorEngine, steps: int, seed: int, check_agents: bool = Fal
     kinds = np.zeros((engine.num_games, n), dtype=np.int64)
     kinds[4:] = np.array([[1 + (row + seat) % 2 for seat in range(n)] for row in range(4, ROWS)])
     refs = {name: make_agent(name) for name in ("naive", "greedy")}
-    seen = {"positions": 0, "reshuffles": 0, "won": 0, "drawn": 0, "truncated": 0}
+    seen = dict.fromkeys(("positions", "reshuffles", "won", "drawn", "truncated", "coin_plays",
+                          "purchases", "tolls_paid", "tolls_declined", "coins_handed_out",
+                          "teammate_plays", "team_wins"), 0)
     for _ in range(steps):
         for i, game in enumerate(games):
             where = f"row {i}, turn {game.turn}"
@@ -58,11 +60,15 @@ def _drive(engine: VectorEngine, steps: int, seed: int, check_agents: bool = Fal
         engine.step(actions)
         for i, game in enumerate(games):
             draw_before = len(game.draw_pile)
+            decoded = game.layout.decode(int(actions[i]))
+            pile_coins = list(game.pile_coins)
             game.step(int(actions[i]))
+            _count(seen, decoded, pile_coins, game)
             if len(game.draw_pile) > draw_before:
                 seen["reshuffles"] += 1
             if game.is_over:
                 seen[game.phase] += 1
+                seen["team_wins"] += game.phase == "won" and rules.teams is not None
                 assert engine.terminated[i] == (game.phase != "truncated")
                 assert engine.truncated[i] == (game.phase == "truncated")
                 assert np.array_equal(engine.rewards[i], np.array(game.returns(), np.float32))
@@ -73,12 +79,32 @@ def _drive(engine: VectorEngine, steps: int, seed: int, check_agents: bool = Fal
     return seen
 
 
+def _count(seen: dict, decoded, pile_coins: list[int], game: Game) -> None:
+    """Count the rule events of one reference step (the action taken apart before it)."""
+    kind = decoded.kind
+    seen["coin_plays"] += kind == "coin"
+    seen["purchases"] += kind == "buy"
+    seen["tolls_paid"] += kind == "pay_toll"
+    seen["tolls_declined"] += kind == "decline_toll"
+    seen["teammate_plays"] += kind == "play" and decoded.source.owner > 0
+    seen["coins_handed_out"] += sum(1 for before, now in zip(pile_coins, game.pile_coins)
+                                    if before and not now)
+
+
+# The rule events each kind of game must have shown for its differential test to count.
+EVENTS = {"masters": ("coin_plays", "purchases", "tolls_paid", "tolls_declined",
+                      "coins_handed_out"),
+          "partnership": ("teammate_plays", "team_wins")}
+
+
 @pytest.mark.parametrize("variant,players", CASES)
 def test_the_batched_engine_deals_steps_observes_and_scores_as_the_reference(variant, players):
     engine = VectorEngine(variant, players, num_games=ROWS, stock_size=6)
     seen = _drive(engine, steps=300, seed=11)
     assert seen["positions"] == 300 * ROWS
     assert seen["won"] > 0
+    for event in EVENTS.get(variant.removesuffix("_short"), ()):
+        assert seen[event] > 0, f"no {event} in {variant} with {players} players"
 
 
 SHORT_DECK_CASES = [("standard", 2), ("junior", 2), ("masters", 3), ("partnership", 4)]
@@ -322,7 +348,7 @@ def test_the_vector_envs_seat_and_opponents_follow_the_options():
 def test_stock_reward_pays_for_each_card_the_learner_plays_from_its_stock():
     env = SkipBoVectorEnv("short", 2, num_envs=16, opponents="naive", stock_reward=0.5)
     env.reset(seed=1)
-    source = env.engine.tables.prm[K.P_STOCKSRC] * env.rules.building_piles
+    source = env.engine.tables.param("stocksrc") * env.rules.building_piles
     masks = env.action_masks()
     stock_plays = masks[:, source:source + env.rules.building_piles]
     rows = np.flatnonzero(stock_plays.any(axis=1))
@@ -360,3 +386,14 @@ def test_maskable_ppo_trains_on_the_vector_env_directly():
     obs = venv.reset()
     actions, _ = model.predict(obs, action_masks=venv.action_masks())
     assert all(venv.action_masks()[i, a] for i, a in enumerate(actions))
+
+
+def test_the_rule_tests_positions_are_played_by_the_batched_engine_too():
+    import positions
+
+    rules = Rules.preset("masters", 2)
+    game = position(rules, building=[[1, 2]], players=[{"stock": [3], "hand": [5, 0]},
+                                                       {"stock": [9]}])
+    before = positions.STEPS_CHECKED[0]
+    positions.play(game, "stock 3 -> building pile 0")
+    assert positions.STEPS_CHECKED[0] == before + 1 and game.phase == "won"

@@ -225,12 +225,12 @@ class SkipBoEnv(gym.Env):
         """The learner's legal actions as an int8 mask: all zeros once the game is over, all
         ones while the step that reports an end reached before the learner's turn is due."""
         if self.game is None or self._ended:
-            return np.zeros(self.action_space.n, dtype=np.int8)
+            return np.zeros(self.layout.size, dtype=np.int8)
         if self.game.is_over:
-            return np.ones(self.action_space.n, dtype=np.int8)
+            return np.ones(self.layout.size, dtype=np.int8)
         return self.game.action_mask()
 
-    def render(self) -> str | None:
+    def render(self) -> str | None:  # type: ignore[override]  # text, for "ansi"
         return render_env(self.game, self.render_mode)
 
     # -- internals --------------------------------------------------------------------------

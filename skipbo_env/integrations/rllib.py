@@ -27,6 +27,7 @@ from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 from torch import nn
 
 from ..envs.roles import RolesEnv
+from ..observation import OBS_VERSION
 
 ENV_NAME = "skipbo"
 LEARNER = "learner"
@@ -150,7 +151,8 @@ def export_policy(module_state: dict, net_arch: list[int], rules, path: str,
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     model.save(path)
     info = {"format": "skipbo-model-card/1", "algorithm": "PPO (Ray RLlib), exported",
-            "rules": rules.to_dict(), "pile_depth": env.encoder.depth}
+            "rules": rules.to_dict(), "pile_depth": env.encoder.depth,
+            "obs_version": OBS_VERSION}
     info.update(card or {})
     with open(os.path.splitext(path)[0] + ".json", "w") as f:
         json.dump(info, f, indent=1)

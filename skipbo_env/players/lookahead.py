@@ -20,7 +20,8 @@ class LookaheadAgent(ExpertAgent):
     stock cards over the closest opponent, a game won or lost counting `WIN` cards more.
 
     Playing its own stock top is never searched (a number goes where `expert` puts it), nor is
-    a toll; everything else is: which cards to play and where, when to stop, what to discard."""
+    a toll; everything else is: which cards to play and where, when to stop, what to discard.
+    Mirror: none (a search player; it runs on the reference engine)"""
 
     name = "lookahead"
     SAMPLES = 16

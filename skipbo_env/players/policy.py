@@ -11,9 +11,10 @@ import json
 import os
 import zipfile
 
+from .. import checks
 from ..actions import ActionLayout
 from ..engine import Game
-from ..observation import PILE_DEPTH, ObservationEncoder
+from ..observation import OBS_VERSION, PILE_DEPTH, ObservationEncoder
 from ..rules import Rules
 from .base import Agent
 
@@ -75,6 +76,20 @@ def check_spaces(model, encoder: ObservationEncoder, rules: Rules, path: str = "
                          f"{rules.num_players} players has {want_actions}")
 
 
+def check_obs_version(card: dict, path: str = "") -> None:
+    """Raise ValueError unless the model card was written for this package's observation
+    (`OBS_VERSION`): the shapes of two versions may agree while their meaning differs."""
+    version = card.get("obs_version")
+    if version is None:
+        raise ValueError(f"model card of {path} has no obs_version; it must say which "
+                         f"observation the policy was trained on (this package's is "
+                         f"{OBS_VERSION}, docs/observation.md)")
+    if version != OBS_VERSION:
+        raise ValueError(f"checkpoint {path} was trained on observation version {version!r}; "
+                         f"this package encodes version {OBS_VERSION}, which the policy cannot "
+                         f"read (docs/observation.md)")
+
+
 def model_card(path: str) -> dict | None:
     """The JSON model card beside checkpoint `path`, or None if there is none."""
     card = os.path.splitext(path)[0] + ".json"
@@ -131,14 +146,19 @@ def load_policy_agent(path: str, rules: Rules | None = None, seed: int = 0,
     against each game's rules when it plays). Raises ValueError for a missing or corrupt
     file, a bad model card, or spaces that do not match."""
     check_checkpoint(path)
-    card = model_card(path) or {}
+    card = model_card(path)
+    if card is None:
+        raise ValueError(f"checkpoint {path} has no model card "
+                         f"({os.path.splitext(path)[0]}.json): the card records the rules and "
+                         f"the observation version (obs_version) the policy was trained on")
+    check_obs_version(card, path)
     if rules is None and "rules" in card:
         try:
             Rules.from_dict(card["rules"])
         except (TypeError, ValueError) as e:
             raise ValueError(f"model card of {path} holds bad rules: {e}") from None
     pile_depth = card.get("pile_depth", PILE_DEPTH)
-    if isinstance(pile_depth, bool) or not isinstance(pile_depth, int) or pile_depth < 1:
+    if not checks.is_integer(pile_depth) or pile_depth < 1:
         raise ValueError(f"model card of {path} holds a bad pile_depth: {pile_depth!r}")
     return PolicyAgent(load_model(path), rules, path, seed, deterministic, pile_depth)
 

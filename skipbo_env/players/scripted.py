@@ -14,7 +14,8 @@ from .base import Agent, first_of, legal_plays, toll_or_none
 
 
 class RandomAgent(Agent):
-    """A uniformly random legal action."""
+    """A uniformly random legal action.
+    Mirror: vector.kernels.pick_random"""
 
     name = "random"
 
@@ -27,7 +28,8 @@ class NaiveAgent(Agent):
     stock first, else from a discard-pile top, else from the hand, taking the first such play
     in building-pile order; else end the turn if that is legal; else discard the hand card that
     has been in hand longest onto discard pile 0. (In Skip-Bo Masters it pays every toll it
-    can and never spends coins otherwise.)"""
+    can and never spends coins otherwise.)
+    Mirror: vector.players.naive_action"""
 
     name = "naive"
 
@@ -52,7 +54,8 @@ class GreedyAgent(Agent):
     closer to the stock card (discard-pile tops before hand cards, numbers before wilds);
     then discards onto a pile with the same or next-higher number on top. (In the junior games,
     where play is compulsory, it plays the first legal play when nothing helps; in Skip-Bo
-    Masters it pays every toll it can and never spends coins otherwise.)"""
+    Masters it pays every toll it can and never spends coins otherwise.)
+    Mirror: vector.players.greedy_action"""
 
     name = "greedy"
 
@@ -101,6 +104,9 @@ class GreedyAgent(Agent):
         return view.rank(top)
 
     def _discard(self, view: SeatView) -> int:
+        """The highest number onto the same or the next-higher number, else onto an empty
+        pile, else onto the pile whose top is closest above it.
+        Mirror: vector.players._greedy_discard"""
         layout, rules = view.layout, view.rules
         tops = [pile[-1] if pile else None for pile in view.discard_piles[view.seat]]
         # Numbers high to low, wilds last; among cards of one rank (tolls in Skip-Bo Masters)
@@ -144,7 +150,8 @@ class ExpertAgent(GreedyAgent):
        number can be.
 
     In Skip-Bo Masters it pays every toll it can and spends no other coins; in the junior
-    games, where play is compulsory, steps 1-4 pick the play and a safe play is preferred."""
+    games, where play is compulsory, steps 1-4 pick the play and a safe play is preferred.
+    Mirror: none yet (the batched engine has no expert)"""
 
     name = "expert"
     SAFE_GAP = 3  # measured best of 0-5 against naive (docs/agents.md)

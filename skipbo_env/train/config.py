@@ -27,7 +27,7 @@ DEFAULTS: dict[str, Any] = {
     "self_play": {"weight": 0.0, "save_every": 100_000, "pool_size": 10, "refresh": 100},
     "curriculum": [],  # [{until: steps, stock_size: n}, ...], ascending; the last size holds on
     "stock_reward": 0.0,
-    # Behaviour cloning before PPO (training/pretrain.py); samples 0: none.
+    # Behaviour cloning before PPO (skipbo_env/train/pretrain.py); samples 0: none.
     "pretrain": {"samples": 0, "teacher": "expert", "epochs": 10, "learning_rate": 1e-3,
                  "batch_size": 512},
     "ppo": {

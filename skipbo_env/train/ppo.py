@@ -16,7 +16,7 @@ import sys
 import time
 
 from ..envs.gym import OpponentPool, SkipBoEnv
-from ..observation import PILE_DEPTH
+from ..observation import OBS_VERSION, PILE_DEPTH
 from ..players.tournament import run_games
 from .config import BATCHED_GAMES, ConfigError, load
 from .pretrain import behaviour_clone
@@ -176,7 +176,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
     raw = {k: v for k, v in cfg.items() if not k.startswith("_")}
     card = {
         "name": name, "format": "skipbo-model-card/1", "algorithm": "MaskablePPO",
-        "rules": rules.to_dict(), "pile_depth": PILE_DEPTH,
+        "rules": rules.to_dict(), "pile_depth": PILE_DEPTH, "obs_version": OBS_VERSION,
         "config": raw, "seed": cfg["seed"], "steps": int(model.num_timesteps),
         "wall_time_s": round(wall, 1), "pretrain": pretrained, "n_envs": n_envs,
         "machine": f"{os.cpu_count()} cores",

@@ -6,18 +6,13 @@ from typing import Any
 
 import numpy as np
 
+from .. import checks
 from ..engine import Game
 from ..rules import Rules
 from . import kernels as K
 from . import players as KA
+from .kernels import Buffers, State, Static
 from .tables import Tables, build_tables, game_dict, load_game, seed_states
-
-
-def _num_games(num_games: Any) -> int:
-    if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) \
-            or num_games < 1:
-        raise ValueError(f"num_games must be a positive integer, got {num_games!r}")
-    return int(num_games)
 
 
 def split_names(names):
@@ -60,34 +55,42 @@ class VectorEngine:
     ``s_i = np.random.default_rng(seed).integers(2**63, size=N)[i]``; a game dealt again
     continues its own generator (``Game(rules, seed=generator)``). The arrays returned are
     the engine's own buffers, overwritten by the next call: copy what you keep.
+
+    The kernels read and write three bundles, public for code that runs kernels of its own
+    (the vector env does): `state` (the games), `static` (the rules set's tables) and
+    `buffers` (observations, masks, rewards and the observation's caches).
     """
 
     def __init__(self, variant: str = "standard", num_players: int = 2, num_games: int = 1024,
                  autoreset: bool = True, **overrides: Any):
         self.rules = Rules.preset(variant, num_players, **overrides)
-        self.num_games = _num_games(num_games)
-        if not isinstance(autoreset, bool):
-            raise ValueError(f"autoreset must be true or false, got {autoreset!r}")
-        self.autoreset = autoreset
+        self.num_games = checks.integer(num_games, "num_games", minimum=1)
+        self.autoreset = checks.boolean(autoreset, "autoreset")
         self.tables: Tables = build_tables(self.rules)
         t, n = self.tables, self.num_games
-        self.piles = np.zeros((n, t.num_piles, t.capacity), dtype=np.int8)
-        self.lens = np.zeros((n, t.num_piles), dtype=np.int32)
-        self.scal = np.zeros((n, t.num_scalars), dtype=np.int32)
-        self.rng = np.zeros((n, 6), dtype=np.uint64)
-        self.agent_rng = np.zeros(n, dtype=np.uint64)
-        self.obs = np.zeros((n, t.obs_size), dtype=np.float32)
-        self.masks = np.zeros((n, t.num_actions), dtype=np.int8)
-        self.seats = np.zeros(n, dtype=np.int64)
-        self.num_legal = np.zeros(n, dtype=np.int64)
-        self.rewards = np.zeros((n, self.rules.num_players), dtype=np.float32)
-        self.terminated = np.zeros(n, dtype=np.bool_)
-        self.truncated = np.zeros(n, dtype=np.bool_)
-        self.final_obs = np.zeros_like(self.obs)
-        self._seen = np.zeros((n, self.rules.num_card_ids), dtype=np.int64)
-        # Each public pile's encoded segment, redone only when the pile changes.
-        self._cache = np.zeros((n, t.num_public_piles, t.prm[K.O_PILEW]), dtype=np.float32)
-        self._actions = np.zeros(n, dtype=np.int64)
+        self.static: Static = t.static
+        self.state = State(piles=np.zeros((n, t.num_piles, t.capacity), dtype=np.int8),
+                           lens=np.zeros((n, t.num_piles), dtype=np.int32),
+                           scal=np.zeros((n, t.num_scalars), dtype=np.int32),
+                           rng=np.zeros((n, 6), dtype=np.uint64),
+                           arng=np.zeros(n, dtype=np.uint64))
+        obs = np.zeros((n, t.obs_size), dtype=np.float32)
+        self.buffers = Buffers(
+            obs=obs, masks=np.zeros((n, t.num_actions), dtype=np.int8),
+            nlegal=np.zeros(n, dtype=np.int64), seats=np.zeros(n, dtype=np.int64),
+            rewards=np.zeros((n, self.rules.num_players), dtype=np.float32),
+            terminated=np.zeros(n, dtype=np.bool_), truncated=np.zeros(n, dtype=np.bool_),
+            final_obs=np.zeros_like(obs), actions=np.zeros(n, dtype=np.int64),
+            seen=np.zeros((n, self.rules.num_card_ids), dtype=np.int64),
+            # Each public pile's encoded segment, redone only when the pile changes.
+            cache=np.zeros((n, t.num_public_piles, t.param("o_pilew")), dtype=np.float32))
+        # The arrays by their names of earlier releases (the same arrays).
+        self.piles, self.lens, self.scal, self.rng = self.state[:4]
+        self.agent_rng = self.state.arng
+        b = self.buffers
+        self.obs, self.masks, self.seats, self.num_legal = b.obs, b.masks, b.seats, b.nlegal
+        self.rewards, self.terminated, self.truncated = b.rewards, b.terminated, b.truncated
+        self.final_obs = b.final_obs
         self._ready = False
 
     @property
@@ -102,16 +105,12 @@ class VectorEngine:
 
     def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Deal every game; returns (observations, action masks, seats to act)."""
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-                                 or seed < 0):
-            raise ValueError(f"seed must be None or a non-negative integer, got {seed!r}")
+        if seed is not None:
+            checks.integer(seed, "seed", minimum=0, what="None or a non-negative integer")
         seeder = np.random.default_rng(seed)
         self.rng[:] = seed_states(seeder.integers(2**63, size=self.num_games))
         self.agent_rng[:] = seeder.integers(2**63, size=self.num_games).astype(np.uint64)
-        t = self.tables
-        K.reset_all(self.piles, self.lens, self.scal, self.rng, t.prm, t.owners, t.team_id,
-                    t.scale, t.deck, self.obs, self.masks, self.num_legal, self.seats,
-                    self._seen, self._cache)
+        K.reset_all(self.state, self.static, self.buffers)
         self._ready = True
         return self.obs, self.masks, self.seats
 
@@ -119,12 +118,8 @@ class VectorEngine:
         """Apply one action in every game (ignored in games that are over)."""
         if not self._ready:
             raise RuntimeError("call reset() before step()")
-        actions = self._check_actions(actions)
-        t = self.tables
-        K.step_all(self.piles, self.lens, self.scal, self.rng, t.prm, t.owners, t.team_id,
-                   t.teams, t.act, t.deck, t.scale, actions, self.obs, self.masks,
-                   self.num_legal, self.seats, self.rewards, self.terminated, self.truncated,
-                   self.final_obs, self._seen, self._cache, self.autoreset)
+        actions = self.check_actions(actions)
+        K.step_all(self.state, self.static, self.buffers, actions, self.autoreset)
         return self._outcome()
 
     def step_random(self) -> tuple:
@@ -133,30 +128,23 @@ class VectorEngine:
         `step`. Random play for data and benchmarks without a round trip through Python."""
         if not self._ready:
             raise RuntimeError("call reset() before step_random()")
-        t = self.tables
-        K.step_random(self.piles, self.lens, self.scal, self.rng, t.prm, t.owners, t.team_id,
-                      t.teams, t.act, t.deck, t.scale, self.agent_rng, self._actions, self.obs,
-                      self.masks, self.num_legal, self.seats, self.rewards, self.terminated,
-                      self.truncated, self.final_obs, self._seen, self._cache, self.autoreset)
+        K.step_random(self.state, self.static, self.buffers, self.autoreset)
         result = self._outcome()
-        result[-1]["actions"] = self._actions
+        result[-1]["actions"] = self.buffers.actions
         return result
 
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action in every game (-1 where the game is over), from
         the engine's own seeded agent generator."""
-        K.random_actions(self.masks, self.num_legal, self.agent_rng, self._actions)
-        return self._actions
+        K.random_actions(self.state, self.buffers)
+        return self.buffers.actions
 
     def scripted_actions(self, players) -> np.ndarray:
         """Each game's action by the batched scripted player in the seat to act (-1 where the
         game is over): `players` names one of "random", "naive", "greedy" per seat, or is an
         int array [num_games, players] of their numbers (0, 1, 2)."""
-        kinds = self._kinds(players)
-        t = self.tables
-        KA.choose_all(kinds, self.piles, self.lens, self.scal, t.prm, t.owners, t.act,
-                      self.masks, self.num_legal, self.agent_rng, self._actions)
-        return self._actions
+        KA.choose_all(self._kinds(players), self.state, self.static, self.buffers)
+        return self.buffers.actions
 
     def play(self, players, games_per_row: int = 1) -> dict:
         """Play `games_per_row` whole games in every row with scripted `players` (as in
@@ -165,17 +153,13 @@ class VectorEngine:
         "actions"}; afterwards every row holds a fresh deal, observed."""
         if not self._ready:
             raise RuntimeError("call reset() before play()")
-        if isinstance(games_per_row, bool) or not isinstance(games_per_row, (int, np.integer)) \
-                or games_per_row < 1:
-            raise ValueError(f"games_per_row must be a positive integer, got {games_per_row!r}")
+        games_per_row = checks.integer(games_per_row, "games_per_row", minimum=1)
         kinds = self._kinds(players)
-        t = self.tables
         wins = np.zeros((self.num_games, self.rules.num_players), dtype=np.int64)
         actions = np.zeros(self.num_games, dtype=np.int64)
-        KA.play_games(kinds, self.piles, self.lens, self.scal, self.rng, t.prm, t.owners,
-                      t.team_id, t.teams, t.act, t.deck, self.masks, self.num_legal,
-                      self.agent_rng, int(games_per_row), wins, actions)
-        self._observe_all()
+        KA.play_games(kinds, self.state, self.static, self.buffers, games_per_row, wins,
+                      actions)
+        self.observe_all()
         games = self.num_games * int(games_per_row)
         won = wins.sum(axis=0)
         return {"games": games, "wins": won.tolist(), "draws": games - int(won.sum()),
@@ -191,25 +175,25 @@ class VectorEngine:
             return players.astype(np.int64, copy=False)
         return np.tile(agent_kinds(players, n), (self.num_games, 1))
 
-    def _observe_all(self) -> None:
-        t = self.tables
-        K.observe_all(self.piles, self.lens, self.scal, t.prm, t.owners, t.team_id, t.scale,
-                      t.deck, self.obs, self.masks, self.num_legal, self.seats, self._seen,
-                      self._cache)
+    def observe_all(self) -> None:
+        """Recompute every game's seat to act, mask and observation."""
+        K.observe_all(self.state, self.static, self.buffers)
 
     def _outcome(self) -> tuple:
         done = np.flatnonzero(self.terminated | self.truncated)
         info = {"done_index": done, "final_obs": self.final_obs[done]}
         return self.obs, self.masks, self.rewards, self.terminated, self.truncated, info
 
-    def _check_actions(self, actions) -> np.ndarray:
+    def check_actions(self, actions) -> np.ndarray:
+        """`actions` as an int64 array of one legal action per game (anything in a game that
+        is over); raises ValueError naming the first game whose action is not legal."""
         a = np.asarray(actions)
         if a.shape != (self.num_games,):
             raise ValueError(f"actions must have shape ({self.num_games},), got {a.shape}")
         if a.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers, got dtype {a.dtype}")
         a = a.astype(np.int64, copy=False)
-        bad = K.first_illegal(self.masks, self.scal, a)
+        bad = K.first_illegal(self.state, self.buffers, a)
         if bad >= 0:
             legal = np.flatnonzero(self.masks[bad]).tolist()
             raise ValueError(f"game {bad}: action {int(a[bad])} is not legal for player "
@@ -224,27 +208,25 @@ class VectorEngine:
     def state_dict(self, i: int) -> dict:
         """Game i as `Game.to_dict` writes it."""
         self._check_index(i)
-        return game_dict(self.tables, self.piles, self.lens, self.scal, self.rng, i)
+        return game_dict(self.tables, self.state, i)
 
     def set_game(self, i: int, game: Game) -> None:
         """Put a copy of the reference `game` into row i and observe it."""
         self._check_index(i)
         if not isinstance(game, Game):
             raise TypeError(f"game must be a skipbo_env.Game, got {type(game).__name__}")
-        load_game(self.tables, game, self.piles, self.lens, self.scal, self.rng, i)
+        load_game(self.tables, game, self.state, i)
         self.observe(i)
         self._ready = True
 
     def observe(self, i: int) -> None:
         """Recompute game i's mask and observation (after its arrays were written)."""
-        t = self.tables
-        K.observe(self.piles, self.lens, self.scal, t.prm, t.owners, t.team_id, t.scale, t.deck,
-                  self.obs, self.masks, self.num_legal, self.seats, self._seen, self._cache, i)
+        self._check_index(i)
+        K.observe(self.state, self.static, self.buffers, int(i))
 
     def _check_index(self, i: int) -> None:
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) \
-                or not 0 <= i < self.num_games:
-            raise ValueError(f"game index must be in 0..{self.num_games - 1}, got {i!r}")
+        checks.integer(i, "game index", minimum=0, maximum=self.num_games - 1,
+                       what=f"in 0..{self.num_games - 1}")
 
     def __repr__(self) -> str:
         return (f"VectorEngine({self.rules.variant!r}, {self.rules.num_players} players, "

@@ -12,6 +12,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from .. import checks
 from . import players as KA
 from .batched import VectorEngine, split_names
 
@@ -35,8 +36,7 @@ def _weights(opponents) -> np.ndarray:
         if name not in KA.AGENT_NAMES:
             raise ValueError(f"no batched player {name!r}; the vector env's opponents are "
                              f"{', '.join(KA.AGENT_NAMES)}")
-        if isinstance(w, bool) or not isinstance(w, (int, float)) or not np.isfinite(w) or w < 0:
-            raise ValueError(f"the weight of {name!r} must be a non-negative number, got {w!r}")
+        checks.number(w, f"the weight of {name!r}", minimum=0)
         weights[KA.AGENT_NAMES.index(name)] += w
     if weights.sum() <= 0:
         raise ValueError("the opponents' weights must not all be zero")
@@ -68,38 +68,31 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         self.engine = VectorEngine(variant, num_players, num_games=num_envs, **overrides)
         self.rules = self.engine.rules
         n = self.rules.num_players
-        if seat != "random" and (isinstance(seat, bool) or not isinstance(seat, int)
-                                 or not 0 <= seat < n):
-            raise ValueError(f"seat must be 'random' or a seat in 0..{n - 1}, got {seat!r}")
-        if isinstance(stock_reward, bool) or not isinstance(stock_reward, (int, float)) \
-                or not np.isfinite(stock_reward):
-            raise ValueError(f"stock_reward must be a finite number, got {stock_reward!r}")
-        if not isinstance(copy, bool):
-            raise ValueError(f"copy must be true or false, got {copy!r}")
+        seat = checks.seat_or_random(seat, n)
+        self.stock_reward = checks.number(stock_reward, "stock_reward")
+        self.copy = checks.boolean(copy, "copy")
         self.num_envs = self.engine.num_games
         self.seat_option = -1 if seat == "random" else int(seat)
         self.weights = _weights(opponents)
-        self.stock_reward = float(stock_reward)
-        self.copy = copy
         self.single_observation_space = spaces.Box(0.0, 1.0, (self.engine.obs_size,),
                                                    np.float32)
         self.single_action_space = spaces.Discrete(self.engine.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.learner = np.zeros(self.num_envs, dtype=np.int64)
-        self.kinds = np.zeros((self.num_envs, n), dtype=np.int64)
-        self._rewards = np.zeros(self.num_envs, dtype=np.float64)
+        self.seating = KA.Seating(kinds=np.zeros((self.num_envs, n), dtype=np.int64),
+                                  learner=np.zeros(self.num_envs, dtype=np.int64),
+                                  weights=self.weights,
+                                  rewards=np.zeros(self.num_envs, dtype=np.float64))
+        self.learner, self.kinds = self.seating.learner, self.seating.kinds
         self._ready = False
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal every game (a seed repeats the deals, seats, opponents and their moves)."""
         if options:
             raise ValueError(f"SkipBoVectorEnv.reset takes no options, got {sorted(options)}")
-        e, t = self.engine, self.engine.tables
+        e = self.engine
         e.reset(seed)  # seeds the games' and the players' generators
-        KA.env_reset(self.seat_option, self.weights, self.kinds, self.learner, e.piles, e.lens,
-                     e.scal, e.rng, t.prm, t.owners, t.team_id, t.teams, t.act, t.deck,
-                     t.scale, e.masks, e.num_legal, e.obs, e._seen, e._cache, e.agent_rng)
+        KA.env_reset(e.state, e.static, e.buffers, self.seating, self.seat_option)
         self._ready = True
         return self._out(e.obs), {"seat": self.learner.copy()}
 
@@ -107,18 +100,16 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         """The learner's action in every game, then the scripted seats' until its next turn."""
         if not self._ready:
             raise RuntimeError("call reset() before step()")
-        e, t = self.engine, self.engine.tables
-        actions = e._check_actions(actions)
-        KA.env_step(self.seat_option, self.weights, self.stock_reward, self.kinds, self.learner,
-                    e.piles, e.lens, e.scal, e.rng, t.prm, t.owners, t.team_id, t.teams, t.act,
-                    t.deck, t.scale, actions, e.masks, e.num_legal, e.obs, e._seen, e._cache,
-                    e.agent_rng, self._rewards, e.terminated, e.truncated, e.final_obs)
+        e = self.engine
+        actions = e.check_actions(actions)
+        KA.env_step(e.state, e.static, e.buffers, self.seating, self.seat_option,
+                    self.stock_reward, actions)
         done = e.terminated | e.truncated
         infos = {"seat": self.learner.copy()}
         if done.any():
             infos["final_obs"] = e.final_obs.copy()
             infos["_final_obs"] = done.copy()
-        return (self._out(e.obs), self._rewards.copy(), e.terminated.copy(),
+        return (self._out(e.obs), self.seating.rewards.copy(), e.terminated.copy(),
                 e.truncated.copy(), infos)
 
     def action_masks(self) -> np.ndarray:

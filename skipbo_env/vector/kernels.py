@@ -1,65 +1,131 @@
 """Numba kernels of the batched engine: the reference engine's rules (skipbo_env/engine.py) on
 arrays, one game per row. Proven equal to the reference by tests/test_vector.py; change the
-two together.
+two together. Each rule kernel names its reference (`Mirror:`), and the reference names it
+back; tests/test_mirrors.py checks that every name cited exists.
 
-State of game g (see `Tables` in layout.py for the static side):
-- ``piles[g, k, :lens[g, k]]``: pile k bottom first (int8 card ids, -1 a coin play's place):
-  the draw pile, the set-aside cards, the building piles, the stocks, the hands (one per seat
-  in refill mode, one per stack in stacked mode) and the discard piles, at the offsets in prm;
-- ``scal[g]``: current player, turn, phase, winner, played-this-turn, stall turns, pending
-  pile and toll, first player, then coins, pile coins and scores; then, for the observation,
-  a dirty flag per public pile (its encoding in the pile cache is stale) and the count of
-  each card id in the public piles;
-- ``rng[g]``: numpy's PCG64 state (state, increment, buffered 32 bits), so reshuffles draw the
-  very numbers the reference engine's generator draws.
+Every kernel takes a few named bundles (numba named tuples) rather than loose arrays:
+- `State`, the games: ``piles[g, k, :lens[g, k]]`` is pile k of game g, bottom first (int8
+  card ids, -1 a coin play's place): the draw pile, the set-aside cards, the building piles,
+  the stocks, the hands (one per seat in refill mode, one per stack in stacked mode) and the
+  discard piles, at the offsets in the parameters; ``scal[g]`` holds the slots named in
+  `SCALARS` (current player, turn, phase, ..., then coins, pile coins and scores, then, for
+  the observation, a dirty flag per public pile and the count of each card id in the public
+  piles); ``rng[g]`` is numpy's PCG64 state (state, increment, buffered 32 bits), so
+  reshuffles draw the very numbers the reference engine's generator draws; ``arng[g]`` is the
+  players' own generator (splitmix64);
+- `Static`, one rules set (skipbo_env/vector/tables.py builds it from the `GameSpec` and the
+  observation encoder): ``prm``, the `Params` named tuple of ints whose fields are named in
+  `PARAMS` (``prm.n`` players, ``prm.b`` building piles, ...; a tuple, so the kernels hold it
+  in registers, and its fields are read at fixed places), and the action, seat and scale
+  tables;
+- `Buffers`, what a step writes: observations, masks, rewards and the observation's caches.
+
+The parallel entry points unpack `Static` before their `prange` loop and build it again inside
+it (numba's parallel loops take arrays and plain tuples, not its `Params`), and their loop
+bodies only call kernels (see "batched entry points" below).
 """
 
 from __future__ import annotations
 
-from functools import partial
+from collections import namedtuple
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
 
-_njit = partial(njit, cache=True, error_model="numpy")
+from ._cache import cached_jit
 
 
 def jit(fn=None, **options):
-    """numba's njit as every kernel here uses it: cached machine code; numpy's error model (no
-    zero-division checks: no divisor here is zero); and, but for the parallel entry points,
-    no reference counting (numba's `_nrt=False`): the helpers only index arrays they are
-    given, never allocate, and the atomic counts on every call cost a fifth of a step
-    (24% more steps a second without them, median of 12 alternating rounds)."""
+    """numba's njit as every kernel here uses it: machine code cached on disk under a key of
+    the batched engine's sources (`_cache`: an edit to any of them recompiles every kernel);
+    numpy's error model (no zero-division checks: no divisor here is zero); and, but for the
+    parallel entry points, no reference counting (numba's `_nrt=False`): the helpers only
+    index arrays they are given, never allocate, and the atomic counts on every call cost a
+    fifth of a step (24% more steps a second without them, median of 12 alternating
+    rounds)."""
+    options.setdefault("error_model", "numpy")
     if not options.get("parallel"):
         options["_nrt"] = False
     if fn is None:
-        return lambda f: _njit(f, **options)
-    return _njit(fn, **options)
+        return lambda f: cached_jit(njit, f, options)
+    return cached_jit(njit, fn, options)
 
-# -- static parameters: indices into prm -----------------------------------------------------------
-P_N, P_B, P_D, P_HS, P_TOP, P_R, P_STACKED, P_COINS, P_WOW, P_STOCK, P_MAXT, P_DECK = range(12)
-P_HSRC, P_TM, P_STOCKSRC, P_NPLAYS, P_DBASE, P_CBASE, P_PBASE, P_NPURCH = range(12, 20)
-P_PAY, P_DECLINE, P_END, P_A = range(20, 24)
-# pile offsets
-P_DRAW, P_ASIDE, P_BUILD, P_STOCKS, P_HANDS, P_DISCS, P_NPILES = range(24, 31)
-# observation offsets and sizes
-O_TOACT, O_DRAW, O_BUILD, O_BWILD, O_UNSEEN, O_OWN, O_SEATS, O_COINS, O_PCOINS, O_PEND = \
-    range(31, 41)
-O_DEPTH, O_PILEW, O_SEATW, O_PILEOFF, O_SIZE, P_TEAMS = range(41, 47)
-# public piles (discard piles, or hand stacks in the junior games): the first one's pile index,
-# their number, and where their dirty flags and card counts sit in the scalar row
-P_PUB0, P_NPUB, P_SDIRTY, P_SPUB = range(47, 51)
-NPRM = 51
 
-# -- scalar slots --------------------------------------------------------------------------------
-S_CUR, S_TURN, S_PHASE, S_WIN, S_PLAYED, S_STALL, S_PPILE, S_PTOLL, S_FIRST, S_COINS = range(10)
-# phases, in the order of engine.PHASES
+def _slots(kind: str, names: tuple[str, ...]):
+    """A named tuple of the slot numbers 0, 1, ... of `names` (``S.cur`` is the slot of the
+    current player): one list of names, no hand-numbered ranges."""
+    return namedtuple(kind, names)(*range(len(names)))
+
+
+# -- static parameters: the fields of prm --------------------------------------------------------
+PARAMS = (
+    # the rules
+    "n", "b", "d", "hs", "top", "r", "stacked", "coins", "wow", "stock", "maxt", "deck",
+    "teams",  # players, building and discard piles, hand size, max rank, card ids, ...
+    # the action layout (skipbo_env/actions.py)
+    "hsrc", "tm", "stocksrc", "nplays", "dbase", "cbase", "pbase", "npurch", "pay", "decline",
+    "end", "a",
+    # where each kind of pile starts among a game's piles, and how many piles there are
+    "draw", "aside", "build", "stocks", "hands", "discs", "npiles",
+    # the public piles (discard piles, or hand stacks in the junior games): the first one's
+    # pile, their number, and where their dirty flags and card counts sit in the scalar row
+    "pub0", "npub", "sdirty", "spub",
+    # the observation's sections (skipbo_env/observation.py) and sizes
+    "o_toact", "o_draw", "o_build", "o_bwild", "o_unseen", "o_own", "o_seats", "o_coins",
+    "o_pcoins", "o_pend", "o_depth", "o_pilew", "o_seatw", "o_pileoff", "o_size",
+)
+Params = namedtuple("Params", PARAMS)
+
+# -- scalar slots of a game's row; "coins" starts the per-seat and per-pile counts --------------
+SCALARS = ("cur", "turn", "phase", "win", "played", "stall", "ppile", "ptoll", "first", "coins")
+S = _slots("ScalarSlots", SCALARS)
+# phases, in the order of engine.PHASES (tests/test_vector.py checks the order)
 PLAY, FOLLOWUP, TOLL, WON, DRAWN, TRUNCATED = range(6)
-# action kinds and source kinds (columns of the action table)
+# action kinds and source kinds, and the columns of the action table
 K_PLAY, K_DISCARD, K_COIN, K_BUY, K_PAY, K_DECLINE, K_END = range(7)
 SRC_HAND, SRC_STOCK, SRC_DISCARD = range(3)
-A_KIND, A_SRC, A_INDEX, A_OWNER, A_PILE, A_CARD = range(6)
+A = _slots("ActionColumns", ("kind", "src", "index", "owner", "pile", "card"))
 COIN = -1
+
+
+class State(NamedTuple):
+    """The games: piles, their lengths, the scalar rows and both generators (module docstring)."""
+
+    piles: np.ndarray  # [games, piles, capacity] int8
+    lens: np.ndarray  # [games, piles] int32
+    scal: np.ndarray  # [games, scalars] int32
+    rng: np.ndarray  # [games, 6] uint64: the deal's PCG64
+    arng: np.ndarray  # [games] uint64: the players' splitmix64
+
+
+class Static(NamedTuple):
+    """One rules set as the kernels read it (skipbo_env/vector/tables.py)."""
+
+    prm: tuple  # a Params: ints by name
+    owners: np.ndarray  # [seat, k]: the k-th seat whose stock and discard tops it may play
+    team_id: np.ndarray  # [seat]: its team's number
+    teams: np.ndarray  # [team, member]
+    act: np.ndarray  # [action, column A]: the decoded action layout
+    deck: np.ndarray  # cards of each id in the deck
+    scale: np.ndarray  # the observation's scale factors (float32)
+
+
+class Buffers(NamedTuple):
+    """What the kernels write for the caller, and the observation's scratch and caches."""
+
+    obs: np.ndarray  # [games, obs size] float32: the seat to act's observation
+    masks: np.ndarray  # [games, actions] int8: its legal actions
+    nlegal: np.ndarray  # [games] int64: how many
+    seats: np.ndarray  # [games] int64: the seat to act
+    rewards: np.ndarray  # [games, players] float32
+    terminated: np.ndarray  # [games] bool
+    truncated: np.ndarray  # [games] bool
+    final_obs: np.ndarray  # [games, obs size]: a finished game's last observation
+    actions: np.ndarray  # [games] int64: actions chosen inside the kernels
+    seen: np.ndarray  # [games, card ids] int64: scratch counts for the observation
+    cache: np.ndarray  # [games, public piles, pile width] float32: each public pile encoded
+
 
 # -- numpy's PCG64 (XSL-RR 128/64) and its bounded integers ----------------------------------
 _MUL_HI = np.uint64(2549297995355413924)
@@ -154,38 +220,44 @@ def agent_random(arng, g, top):
 @jit(inline="always")
 def fits_shown(prm, rank, shows, shows_wild):
     """Whether a building pile showing `shows` (its top a wild if `shows_wild`) takes a card
-    of `rank`: the kernels' one statement of engine.fits."""
+    of `rank`: the kernels' one statement of this rule.
+    Mirror: engine.fits"""
     if rank == 0:
-        return prm[P_WOW] or not shows_wild
+        return prm.wow or not shows_wild
     return rank == shows + 1
 
 
 @jit(inline="always")
-def fits_rank(prm, piles, lens, g, rank, i):
-    """Whether building pile i takes a card of `rank`."""
-    k = prm[P_BUILD] + i
+def fits_rank(st, tb, g, rank, i):
+    """Whether building pile i takes a card of `rank`.
+    Mirror: engine.Game._targets_for"""
+    prm, piles, lens = tb.prm, st.piles, st.lens
+    k = prm.build + i
     size = lens[g, k]
     return fits_shown(prm, rank, size, size > 0 and piles[g, k, size - 1] == 0)
 
 
 @jit(inline="always")
-def fits(prm, piles, lens, g, card, i):
+def fits(st, tb, g, card, i):
     """Whether building pile i takes card."""
-    return fits_rank(prm, piles, lens, g, card % (prm[P_TOP] + 1), i)
+    return fits_rank(st, tb, g, card % (tb.prm.top + 1), i)
 
 
 @jit(inline="always")
-def public_changed(scal, prm, g, k, card, delta):
+def public_changed(st, tb, g, k, card, delta):
     """Public pile k gained (delta 1) or lost (-1) card: its cached encoding is stale."""
-    scal[g, prm[P_SDIRTY] + k - prm[P_PUB0]] = 1
-    scal[g, prm[P_SPUB] + card] += delta
+    scal, prm = st.scal, tb.prm
+    scal[g, prm.sdirty + k - prm.pub0] = 1
+    scal[g, prm.spub + card] += delta
 
 
 @jit(inline="always")
-def draw_card(piles, lens, rng, prm, g):
+def draw_card(st, tb, g):
     """The draw pile's top card (-2 when nothing is left to draw); an empty draw pile is
-    replaced by the shuffled set-aside cards."""
-    dk, ak = prm[P_DRAW], prm[P_ASIDE]
+    replaced by the shuffled set-aside cards.
+    Mirror: engine.Game._draw_card"""
+    piles, lens, prm = st.piles, st.lens, tb.prm
+    dk, ak = prm.draw, prm.aside
     if lens[g, dk] == 0:
         n = lens[g, ak]
         if n == 0:
@@ -194,16 +266,19 @@ def draw_card(piles, lens, rng, prm, g):
             piles[g, dk, i] = piles[g, ak, i]
         lens[g, dk] = n
         lens[g, ak] = 0
-        shuffle(piles, rng, g, dk, n)
+        shuffle(piles, st.rng, g, dk, np.int64(n))
     lens[g, dk] -= 1
     return piles[g, dk, lens[g, dk]]
 
 
 @jit(inline="always")
-def draw(piles, lens, rng, prm, g, p, count):
-    hk = prm[P_HANDS] + p
+def draw(st, tb, g, p, count):
+    """Up to `count` cards from the draw pile into seat p's refill hand.
+    Mirror: engine.Game._draw"""
+    piles, lens, prm = st.piles, st.lens, tb.prm
+    hk = prm.hands + p
     for _ in range(count):
-        card = draw_card(piles, lens, rng, prm, g)
+        card = draw_card(st, tb, g)
         if card == -2:
             return
         piles[g, hk, lens[g, hk]] = card
@@ -211,132 +286,148 @@ def draw(piles, lens, rng, prm, g, p, count):
 
 
 @jit(inline="always")
-def start_turn(piles, lens, scal, rng, prm, g):
-    p = scal[g, S_CUR]
-    scal[g, S_PLAYED] = 0
-    hs = prm[P_HS]
-    if prm[P_STACKED]:
+def start_turn(st, tb, g):
+    """The player to act draws: a full refill hand, or one card onto each hand stack.
+    Mirror: engine.Game._start_turn"""
+    piles, lens, scal, prm = st.piles, st.lens, st.scal, tb.prm
+    p = scal[g, S.cur]
+    scal[g, S.played] = 0
+    hs = prm.hs
+    if prm.stacked:
         for s in range(hs):
-            card = draw_card(piles, lens, rng, prm, g)
+            card = draw_card(st, tb, g)
             if card == -2:
                 return
-            k = prm[P_HANDS] + p * hs + s
+            k = prm.hands + p * hs + s
             piles[g, k, lens[g, k]] = card
             lens[g, k] += 1
-            public_changed(scal, prm, g, k, card, 1)
+            public_changed(st, tb, g, k, card, 1)
     else:
-        draw(piles, lens, rng, prm, g, p, hs - lens[g, prm[P_HANDS] + p])
+        draw(st, tb, g, p, hs - lens[g, prm.hands + p])
 
 
 @jit
-def deal(piles, lens, scal, rng, prm, deck, g):
+def deal(st, tb, g):
     """A new game in row g from its generator as it stands (Game.__init__ with that
-    generator): shuffle the deck, deal the stocks from its end, seat 0 starts."""
-    n, b = prm[P_N], prm[P_B]
+    generator): shuffle the deck, deal the stocks from its end, seat 0 starts.
+    Mirror: engine.Game.__init__"""
+    piles, lens, scal, prm, deck = st.piles, st.lens, st.scal, tb.prm, tb.deck
+    n, b = prm.n, prm.b
     lens[g, :] = 0
-    dk = prm[P_DRAW]
+    dk = prm.draw
     m = 0
     for card in range(deck.shape[0]):
         for _ in range(deck[card]):
             piles[g, dk, m] = card
             m += 1
-    shuffle(piles, rng, g, dk, m)
-    size = prm[P_STOCK]
+    shuffle(piles, st.rng, g, dk, m)
+    size = prm.stock
     for p in range(n):
-        sk = prm[P_STOCKS] + p
+        sk = prm.stocks + p
         for i in range(size):
             piles[g, sk, i] = piles[g, dk, m - size + i]
         lens[g, sk] = size
         m -= size
     lens[g, dk] = m
-    scal[g, :S_COINS] = 0
-    scal[g, S_WIN] = -1
-    scal[g, S_PPILE] = -1
+    scal[g, :S.coins] = 0
+    scal[g, S.win] = -1
+    scal[g, S.ppile] = -1
     for p in range(n):
-        scal[g, S_COINS + p] = prm[P_COINS]
-        scal[g, S_COINS + n + b + p] = 0
+        scal[g, S.coins + p] = prm.coins
+        scal[g, S.coins + n + b + p] = 0
     for i in range(b):
-        scal[g, S_COINS + n + i] = 0
-    for q in range(prm[P_NPUB]):
-        scal[g, prm[P_SDIRTY] + q] = 1
-    for c in range(prm[P_R]):
-        scal[g, prm[P_SPUB] + c] = 0
-    start_turn(piles, lens, scal, rng, prm, g)
+        scal[g, S.coins + n + i] = 0
+    for q in range(prm.npub):
+        scal[g, prm.sdirty + q] = 1
+    for c in range(prm.r):
+        scal[g, prm.spub + c] = 0
+    start_turn(st, tb, g)
 
 
 @jit(inline="always")
-def team_stocks_empty(lens, prm, team_id, teams, g, p):
-    if prm[P_TEAMS] == 0:
-        return lens[g, prm[P_STOCKS] + p] == 0
+def team_stocks_empty(st, tb, g, p):
+    """Whether seat p's team has no stock card left.
+    Mirror: engine.Game._team_stocks_empty"""
+    lens, prm, team_id, teams = st.lens, tb.prm, tb.team_id, tb.teams
+    if prm.teams == 0:
+        return lens[g, prm.stocks + p] == 0
     for s in teams[team_id[p]]:
-        if lens[g, prm[P_STOCKS] + s] != 0:
+        if lens[g, prm.stocks + s] != 0:
             return False
     return True
 
 
 @jit(inline="always")
-def end_turn(piles, lens, scal, rng, prm, g):
-    scal[g, S_PHASE] = PLAY
-    scal[g, S_PPILE] = -1
-    scal[g, S_PTOLL] = 0
-    scal[g, S_TURN] += 1
-    if scal[g, S_PLAYED] == 0 and lens[g, prm[P_DRAW]] == 0 and lens[g, prm[P_ASIDE]] == 0:
-        scal[g, S_STALL] += 1
+def end_turn(st, tb, g):
+    """The turn ends: a round with no card played and nothing to draw draws the game, the
+    turn limit truncates it, else the next player starts.
+    Mirror: engine.Game._end_turn"""
+    lens, scal, prm = st.lens, st.scal, tb.prm
+    scal[g, S.phase] = PLAY
+    scal[g, S.ppile] = -1
+    scal[g, S.ptoll] = 0
+    scal[g, S.turn] += 1
+    if scal[g, S.played] == 0 and lens[g, prm.draw] == 0 and lens[g, prm.aside] == 0:
+        scal[g, S.stall] += 1
     else:
-        scal[g, S_STALL] = 0
-    if scal[g, S_STALL] >= prm[P_N]:
-        scal[g, S_PHASE] = DRAWN
+        scal[g, S.stall] = 0
+    if scal[g, S.stall] >= prm.n:
+        scal[g, S.phase] = DRAWN
         return
-    if scal[g, S_TURN] >= prm[P_MAXT]:
-        scal[g, S_PHASE] = TRUNCATED
+    if scal[g, S.turn] >= prm.maxt:
+        scal[g, S.phase] = TRUNCATED
         return
-    scal[g, S_CUR] = (scal[g, S_CUR] + 1) % prm[P_N]
-    start_turn(piles, lens, scal, rng, prm, g)
+    scal[g, S.cur] = (scal[g, S.cur] + 1) % prm.n
+    start_turn(st, tb, g)
 
 
 @jit(inline="always")
-def place(piles, lens, scal, rng, prm, team_id, teams, g, card, i, stock_owner):
-    """Put card on building pile i (engine.Game._place)."""
-    n, top = prm[P_N], prm[P_TOP]
-    p = scal[g, S_CUR]
-    k = prm[P_BUILD] + i
+def place(st, tb, g, card, i, stock_owner):
+    """Put card on building pile i; stock_owner is the seat whose stock it came from, or -1.
+    Mirror: engine.Game._place, engine.Game._hand_out_coins"""
+    piles, lens, scal, prm = st.piles, st.lens, st.scal, tb.prm
+    n, top = prm.n, prm.top
+    p = scal[g, S.cur]
+    k = prm.build + i
     piles[g, k, lens[g, k]] = card
     lens[g, k] += 1
-    scal[g, S_PLAYED] = 1
-    if scal[g, S_PHASE] == FOLLOWUP:
-        scal[g, S_PHASE] = PLAY
-        scal[g, S_PPILE] = -1
+    scal[g, S.played] = 1
+    if scal[g, S.phase] == FOLLOWUP:
+        scal[g, S.phase] = PLAY
+        scal[g, S.ppile] = -1
     if lens[g, k] == top:
-        ak = prm[P_ASIDE]
+        ak = prm.aside
         for j in range(top):
             c = piles[g, k, j]
             if c != COIN:
                 piles[g, ak, lens[g, ak]] = c
                 lens[g, ak] += 1
         lens[g, k] = 0
-        pc = S_COINS + n + i
+        pc = S.coins + n + i
         if scal[g, pc]:
             for m in range(scal[g, pc]):
-                scal[g, S_COINS + (p + m) % n] += 1
+                scal[g, S.coins + (p + m) % n] += 1
             scal[g, pc] = 0
-    if stock_owner >= 0 and team_stocks_empty(lens, prm, team_id, teams, g, stock_owner):
-        scal[g, S_WIN] = stock_owner
-        scal[g, S_PHASE] = WON
+    if stock_owner >= 0 and team_stocks_empty(st, tb, g, stock_owner):
+        scal[g, S.win] = stock_owner
+        scal[g, S.phase] = WON
         return
     toll = card // (top + 1)
     if toll:
-        scal[g, S_PHASE] = TOLL
-        scal[g, S_PPILE] = i
-        scal[g, S_PTOLL] = toll
+        scal[g, S.phase] = TOLL
+        scal[g, S.ppile] = i
+        scal[g, S.ptoll] = toll
         return
-    if not prm[P_STACKED] and lens[g, prm[P_HANDS] + p] == 0:
-        draw(piles, lens, rng, prm, g, p, prm[P_HS])
+    if not prm.stacked and lens[g, prm.hands + p] == 0:
+        draw(st, tb, g, p, prm.hs)
 
 
 @jit(inline="always")
-def remove_from_hand(piles, lens, prm, g, p, card):
-    """Take the matching card held longest out of a refill hand."""
-    hk = prm[P_HANDS] + p
+def remove_from_hand(st, tb, g, p, card):
+    """Take the matching card held longest out of a refill hand.
+    Mirror: engine.Game.step"""
+    piles, lens, prm = st.piles, st.lens, tb.prm
+    hk = prm.hands + p
     size = lens[g, hk]
     j = 0
     while piles[g, hk, j] != card:
@@ -347,177 +438,181 @@ def remove_from_hand(piles, lens, prm, g, p, card):
 
 
 @jit
-def step_game(piles, lens, scal, rng, prm, owners, team_id, teams, act, g, a):
-    """Apply action a (trusted legal) to game g (engine.Game.step)."""
-    n, d = prm[P_N], prm[P_D]
-    p = scal[g, S_CUR]
-    kind = act[a, A_KIND]
+def step_game(st, tb, g, a):
+    """Apply action a (trusted legal) to game g.
+    Mirror: engine.Game.step, engine.Game._play, engine.Game._coin_step"""
+    piles, lens, scal, prm, owners, act = st.piles, st.lens, st.scal, tb.prm, tb.owners, tb.act
+    n, d = prm.n, prm.d
+    p = scal[g, S.cur]
+    kind = act[a, A.kind]
     if kind == K_PLAY:
-        src, pile = act[a, A_SRC], act[a, A_PILE]
+        src, pile = act[a, A.src], act[a, A.pile]
         if src == SRC_HAND:
-            if prm[P_STACKED]:
-                k = prm[P_HANDS] + p * prm[P_HS] + act[a, A_INDEX]
+            if prm.stacked:
+                k = prm.hands + p * prm.hs + act[a, A.index]
                 lens[g, k] -= 1
                 card = piles[g, k, lens[g, k]]
-                public_changed(scal, prm, g, k, card, -1)
+                public_changed(st, tb, g, k, card, -1)
             else:
-                card = act[a, A_INDEX]
-                remove_from_hand(piles, lens, prm, g, p, card)
-            place(piles, lens, scal, rng, prm, team_id, teams, g, card, pile, -1)
+                card = act[a, A.index]
+                remove_from_hand(st, tb, g, p, card)
+            place(st, tb, g, card, pile, -1)
         else:
-            owner = owners[p, act[a, A_OWNER]]
+            owner = owners[p, act[a, A.owner]]
             if src == SRC_STOCK:
-                k = prm[P_STOCKS] + owner
+                k = prm.stocks + owner
             else:
-                k = prm[P_DISCS] + owner * d + act[a, A_INDEX]
+                k = prm.discs + owner * d + act[a, A.index]
             lens[g, k] -= 1
             card = piles[g, k, lens[g, k]]
             if src == SRC_DISCARD:
-                public_changed(scal, prm, g, k, card, -1)
-            place(piles, lens, scal, rng, prm, team_id, teams, g, card, pile,
-                  owner if src == SRC_STOCK else -1)
+                public_changed(st, tb, g, k, card, -1)
+            place(st, tb, g, card, pile, owner if src == SRC_STOCK else -1)
     elif kind == K_DISCARD:
-        card = act[a, A_CARD]
-        remove_from_hand(piles, lens, prm, g, p, card)
-        k = prm[P_DISCS] + p * d + act[a, A_PILE]
+        card = act[a, A.card]
+        remove_from_hand(st, tb, g, p, card)
+        k = prm.discs + p * d + act[a, A.pile]
         piles[g, k, lens[g, k]] = card
         lens[g, k] += 1
-        public_changed(scal, prm, g, k, card, 1)
-        end_turn(piles, lens, scal, rng, prm, g)
+        public_changed(st, tb, g, k, card, 1)
+        end_turn(st, tb, g)
     elif kind == K_END or kind == K_DECLINE:
-        end_turn(piles, lens, scal, rng, prm, g)
+        end_turn(st, tb, g)
     elif kind == K_COIN:
-        i = act[a, A_PILE]
-        k = prm[P_BUILD] + i
+        i = act[a, A.pile]
+        k = prm.build + i
         need = lens[g, k] + 1
-        scal[g, S_COINS + p] -= need
-        scal[g, S_COINS + n + i] += need
+        scal[g, S.coins + p] -= need
+        scal[g, S.coins + n + i] += need
         piles[g, k, lens[g, k]] = COIN
         lens[g, k] += 1
-        scal[g, S_PLAYED] = 1
-        scal[g, S_PHASE] = FOLLOWUP
-        scal[g, S_PPILE] = i
+        scal[g, S.played] = 1
+        scal[g, S.phase] = FOLLOWUP
+        scal[g, S.ppile] = i
     elif kind == K_BUY:
-        seller = (p + act[a, A_OWNER]) % n
-        src = act[a, A_SRC]
+        seller = (p + act[a, A.owner]) % n
+        src = act[a, A.src]
         if src == SRC_STOCK:
-            k = prm[P_STOCKS] + seller
+            k = prm.stocks + seller
         else:
-            k = prm[P_DISCS] + seller * d + act[a, A_INDEX]
-        scal[g, S_COINS + p] -= 1
-        scal[g, S_COINS + seller] += 1
+            k = prm.discs + seller * d + act[a, A.index]
+        scal[g, S.coins + p] -= 1
+        scal[g, S.coins + seller] += 1
         lens[g, k] -= 1
         card = piles[g, k, lens[g, k]]
         if src == SRC_DISCARD:
-            public_changed(scal, prm, g, k, card, -1)
-        place(piles, lens, scal, rng, prm, team_id, teams, g, card, act[a, A_PILE],
-              seller if src == SRC_STOCK else -1)
+            public_changed(st, tb, g, k, card, -1)
+        place(st, tb, g, card, act[a, A.pile], seller if src == SRC_STOCK else -1)
     else:  # pay the toll
-        toll = scal[g, S_PTOLL]
-        scal[g, S_COINS + p] -= toll
-        scal[g, S_COINS + n + scal[g, S_PPILE]] += toll
-        scal[g, S_PHASE] = PLAY
-        scal[g, S_PPILE] = -1
-        scal[g, S_PTOLL] = 0
-        if lens[g, prm[P_HANDS] + p] == 0:
-            draw(piles, lens, rng, prm, g, p, prm[P_HS])
+        toll = scal[g, S.ptoll]
+        scal[g, S.coins + p] -= toll
+        scal[g, S.coins + n + scal[g, S.ppile]] += toll
+        scal[g, S.phase] = PLAY
+        scal[g, S.ppile] = -1
+        scal[g, S.ptoll] = 0
+        if lens[g, prm.hands + p] == 0:
+            draw(st, tb, g, p, prm.hs)
 
 
 @jit(inline="always")
-def _mark_plays(masks, prm, piles, lens, g, card, source):
+def _mark_plays(st, tb, masks, g, card, source):
     """Mark the plays of card from play source number `source`; returns how many."""
-    b = prm[P_B]
-    rank = card % (prm[P_TOP] + 1)  # once per source, not once per pile
+    prm = tb.prm
+    b = prm.b
+    rank = card % (prm.top + 1)  # once per source, not once per pile
     marked = 0
     for i in range(b):
-        if fits_rank(prm, piles, lens, g, rank, i):
+        if fits_rank(st, tb, g, rank, i):
             masks[g, source * b + i] = 1
             marked += 1
     return marked
 
 
 @jit
-def legal_mask(piles, lens, scal, prm, owners, g, masks):
-    """Write game g's legal actions into mask (engine.Game._compute_legal); returns their
-    number."""
+def legal_mask(st, tb, masks, g):
+    """Write game g's legal actions into its row of masks; returns their number.
+    Mirror: engine.Game._compute_legal, engine.Game._followups"""
+    piles, lens, scal, prm, owners = st.piles, st.lens, st.scal, tb.prm, tb.owners
     masks[g, :] = 0
-    phase = scal[g, S_PHASE]
-    p = scal[g, S_CUR]
-    b, d = prm[P_B], prm[P_D]
+    phase = scal[g, S.phase]
+    p = scal[g, S.cur]
+    b, d = prm.b, prm.d
     if phase == TOLL:
         count = 1
-        if scal[g, S_COINS + p] >= scal[g, S_PTOLL]:
-            masks[g, prm[P_PAY]] = 1
+        if scal[g, S.coins + p] >= scal[g, S.ptoll]:
+            masks[g, prm.pay] = 1
             count = 2
-        masks[g, prm[P_DECLINE]] = 1
+        masks[g, prm.decline] = 1
         return count
     if phase == FOLLOWUP:
-        i = scal[g, S_PPILE]
+        i = scal[g, S.ppile]
         count = 0
-        hk = prm[P_HANDS] + p
+        hk = prm.hands + p
         for j in range(lens[g, hk]):
             c = piles[g, hk, j]
-            if fits(prm, piles, lens, g, c, i):
+            if fits(st, tb, g, c, i):
                 if masks[g, c * b + i] == 0:
                     count += 1
                 masks[g, c * b + i] = 1
-        s = prm[P_STOCKSRC]
+        s = prm.stocksrc
         for j in range(d + 1):
-            k = prm[P_STOCKS] + p if j == 0 else prm[P_DISCS] + p * d + j - 1
-            if lens[g, k] and fits(prm, piles, lens, g, piles[g, k, lens[g, k] - 1], i):
+            k = prm.stocks + p if j == 0 else prm.discs + p * d + j - 1
+            if lens[g, k] and fits(st, tb, g, piles[g, k, lens[g, k] - 1], i):
                 masks[g, (s + j) * b + i] = 1
                 count += 1
         return count
     if phase != PLAY:
         return 0
     count = 0
-    if prm[P_STACKED]:
-        hs = prm[P_HS]
+    if prm.stacked:
+        hs = prm.hs
         for s in range(hs):
-            k = prm[P_HANDS] + p * hs + s
+            k = prm.hands + p * hs + s
             if lens[g, k]:
-                count += _mark_plays(masks, prm, piles, lens, g, piles[g, k, lens[g, k] - 1], s)
+                count += _mark_plays(st, tb, masks, g, piles[g, k, lens[g, k] - 1], s)
     else:
-        hk = prm[P_HANDS] + p
+        hk = prm.hands + p
         for j in range(lens[g, hk]):
             c = piles[g, hk, j]
-            if masks[g, prm[P_DBASE] + c * d] == 0:  # first of its kind: plays and discards
-                count += _mark_plays(masks, prm, piles, lens, g, c, c)
+            if masks[g, prm.dbase + c * d] == 0:  # first of its kind: plays and discards
+                count += _mark_plays(st, tb, masks, g, c, c)
                 for m in range(d):
-                    masks[g, prm[P_DBASE] + c * d + m] = 1
+                    masks[g, prm.dbase + c * d + m] = 1
                 count += d
-    s = prm[P_STOCKSRC]
-    for t in range(prm[P_TM] + 1):
+    s = prm.stocksrc
+    for t in range(prm.tm + 1):
         owner = owners[p, t]
         for j in range(d + 1):
-            k = prm[P_STOCKS] + owner if j == 0 else prm[P_DISCS] + owner * d + j - 1
+            k = prm.stocks + owner if j == 0 else prm.discs + owner * d + j - 1
             if lens[g, k]:
-                count += _mark_plays(masks, prm, piles, lens, g, piles[g, k, lens[g, k] - 1], s)
+                count += _mark_plays(st, tb, masks, g, piles[g, k, lens[g, k] - 1], s)
             s += 1
-    if prm[P_STACKED]:
+    if prm.stacked:
         if count == 0:
-            masks[g, prm[P_END]] = 1
+            masks[g, prm.end] = 1
             count = 1
         return count
-    hand_empty = lens[g, prm[P_HANDS] + p] == 0
-    if prm[P_COINS]:
-        count += _coin_actions(piles, lens, scal, prm, g, p, masks)
+    hand_empty = lens[g, prm.hands + p] == 0
+    if prm.coins:
+        count += _coin_actions(st, tb, masks, g, p)
     if hand_empty:
-        masks[g, prm[P_END]] = 1
+        masks[g, prm.end] = 1
         count += 1
     return count
 
 
 @jit
-def _coin_actions(piles, lens, scal, prm, g, p, masks):
+def _coin_actions(st, tb, masks, g, p):
     """Skip-Bo Masters: coin plays (only with a follow-up from the player's own cards), then
-    purchases (engine.Game._coin_actions)."""
-    n, b, d, top = prm[P_N], prm[P_B], prm[P_D], prm[P_TOP]
-    coins = scal[g, S_COINS + p]
+    purchases.
+    Mirror: engine.Game._coin_actions"""
+    piles, lens, scal, prm = st.piles, st.lens, st.scal, tb.prm
+    n, b, d, top = prm.n, prm.b, prm.d, prm.top
+    coins = scal[g, S.coins + p]
     count = 0
-    hk = prm[P_HANDS] + p
+    hk = prm.hands + p
     for i in range(b):
-        need = lens[g, prm[P_BUILD] + i] + 1
+        need = lens[g, prm.build + i] + 1
         if need >= top or coins < need:
             continue
         ok = False
@@ -527,25 +622,25 @@ def _coin_actions(piles, lens, scal, prm, g, p, masks):
             if fits_shown(prm, rank, need, False):
                 ok = True
         for j in range(d + 1):
-            k = prm[P_STOCKS] + p if j == 0 else prm[P_DISCS] + p * d + j - 1
+            k = prm.stocks + p if j == 0 else prm.discs + p * d + j - 1
             if lens[g, k]:
                 rank = piles[g, k, lens[g, k] - 1] % (top + 1)
                 if fits_shown(prm, rank, need, False):
                     ok = True
         if ok:
-            masks[g, prm[P_CBASE] + i] = 1
+            masks[g, prm.cbase + i] = 1
             count += 1
     if coins >= 1:
         src = 0
         for offset in range(1, n):
             seller = (p + offset) % n
             for j in range(d + 1):
-                k = prm[P_STOCKS] + seller if j == 0 else prm[P_DISCS] + seller * d + j - 1
+                k = prm.stocks + seller if j == 0 else prm.discs + seller * d + j - 1
                 if lens[g, k]:
                     card = piles[g, k, lens[g, k] - 1]
                     for i in range(b):
-                        if fits(prm, piles, lens, g, card, i):
-                            masks[g, prm[P_PBASE] + src * b + i] = 1
+                        if fits(st, tb, g, card, i):
+                            masks[g, prm.pbase + src * b + i] = 1
                             count += 1
                 src += 1
     return count
@@ -553,11 +648,12 @@ def _coin_actions(piles, lens, scal, prm, g, p, masks):
 
 # -- observation ---------------------------------------------------------------------------------
 @jit(inline="always")
-def _encode_pile(piles, lens, prm, scale, g, k, cache, q, so):
-    """Public pile k into cache[g, q]: size, top one-hot, top codes, counts below
-    (ObservationEncoder); `so` is where a pile's scale factors start (the same for every
-    pile)."""
-    r, depth = prm[P_R], prm[O_DEPTH]
+def _encode_pile(st, tb, cache, g, k, q, so):
+    """Public pile k into cache[g, q]: size, top one-hot, top codes, counts below; `so` is
+    where a pile's scale factors start (the same for every pile).
+    Mirror: observation.ObservationEncoder._pile_segment"""
+    piles, lens, prm, scale = st.piles, st.lens, tb.prm, tb.scale
+    r, depth = prm.r, prm.o_depth
     cache[g, q, :] = 0.0
     size = lens[g, k]
     cache[g, q, 0] = np.float32(size) * scale[so]
@@ -579,26 +675,29 @@ def _encode_pile(piles, lens, prm, scale, g, k, cache, q, so):
 
 
 @jit
-def encode(piles, lens, scal, prm, team_id, scale, deck, seen, cache, g, seat, obs):
-    """Game g from `seat`'s point of view into obs (ObservationEncoder.encode); `seen` is a
-    scratch row of card counts, `cache` holds each public pile's encoding, redone when the
-    pile's dirty flag is set."""
-    n, b, d, top, r = prm[P_N], prm[P_B], prm[P_D], prm[P_TOP], prm[P_R]
-    hs, stacked = prm[P_HS], prm[P_STACKED]
+def encode(st, tb, buf, g, seat, obs):
+    """Game g from `seat`'s point of view into obs (buf.obs or buf.final_obs); buf.seen is a
+    scratch row of card counts, buf.cache holds each public pile's encoding, redone when the
+    pile's dirty flag is set.
+    Mirror: observation.ObservationEncoder.encode"""
+    piles, lens, scal, prm = st.piles, st.lens, st.scal, tb.prm
+    team_id, scale, deck, seen, cache = tb.team_id, tb.scale, tb.deck, buf.seen, buf.cache
+    n, b, d, top, r = prm.n, prm.b, prm.d, prm.top, prm.r
+    hs, stacked = prm.hs, prm.stacked
     obs[g, :] = 0.0
     seen[g, :] = 0
-    cur = scal[g, S_CUR]
-    obs[g, prm[O_TOACT] + (cur - seat) % n] = 1.0
-    o = prm[O_DRAW]
-    obs[g, o] = np.float32(lens[g, prm[P_DRAW]]) * scale[o]
-    ak = prm[P_ASIDE]
+    cur = scal[g, S.cur]
+    obs[g, prm.o_toact + (cur - seat) % n] = 1.0
+    o = prm.o_draw
+    obs[g, o] = np.float32(lens[g, prm.draw]) * scale[o]
+    ak = prm.aside
     obs[g, o + 1] = np.float32(lens[g, ak]) * scale[o + 1]
-    obs[g, o + 2] = np.float32(scal[g, S_TURN]) * scale[o + 2]
+    obs[g, o + 2] = np.float32(scal[g, S.turn]) * scale[o + 2]
     for j in range(lens[g, ak]):
         seen[g, piles[g, ak, j]] += 1
-    ob, ow = prm[O_BUILD], prm[O_BWILD]
+    ob, ow = prm.o_build, prm.o_bwild
     for i in range(b):
-        k = prm[P_BUILD] + i
+        k = prm.build + i
         obs[g, ob + i * top + lens[g, k]] = 1.0
         wilds = 0
         for j in range(lens[g, k]):
@@ -609,23 +708,23 @@ def encode(piles, lens, scal, prm, team_id, scale, deck, seen, cache, g, seat, o
                 wilds += 1
         obs[g, ow + i] = np.float32(wilds) * scale[ow + i]
     if not stacked:
-        oh = prm[O_OWN]
-        hk = prm[P_HANDS] + seat
+        oh = prm.o_own
+        hk = prm.hands + seat
         for j in range(lens[g, hk]):
             seen[g, piles[g, hk, j]] += 1
             obs[g, oh + piles[g, hk, j]] += 1.0
         for c in range(r):
             obs[g, oh + c] *= scale[oh + c]
-    width, pw, poff = prm[O_SEATW], prm[O_PILEW], prm[O_PILEOFF]
-    so = prm[O_SEATS] + poff
+    width, pw, poff = prm.o_seatw, prm.o_pilew, prm.o_pileoff
+    so = prm.o_seats + poff
     team = team_id[seat]
     for m in range(n):
         p = (seat + m) % n
-        o = prm[O_SEATS] + m * width
+        o = prm.o_seats + m * width
         if team_id[p] == team:
             obs[g, o] = 1.0
-        obs[g, o + 1] = np.float32(min(scal[g, S_COINS + n + b + p], 500)) * scale[o + 1]
-        sk = prm[P_STOCKS] + p
+        obs[g, o + 1] = np.float32(min(scal[g, S.coins + n + b + p], 500)) * scale[o + 1]
+        sk = prm.stocks + p
         size = lens[g, sk]
         if size:
             c = piles[g, sk, size - 1]
@@ -636,91 +735,106 @@ def encode(piles, lens, scal, prm, team_id, scale, deck, seen, cache, g, seat, o
         obs[g, o + 3 + r] = np.float32(size) * scale[o + 3 + r]
         per_seat = hs if stacked else d
         if not stacked:
-            obs[g, o + 4 + r] = np.float32(lens[g, prm[P_HANDS] + p]) * scale[o + 4 + r]
+            obs[g, o + 4 + r] = np.float32(lens[g, prm.hands + p]) * scale[o + 4 + r]
         for s in range(per_seat):
             q = p * per_seat + s
-            if scal[g, prm[P_SDIRTY] + q]:
-                _encode_pile(piles, lens, prm, scale, g, prm[P_PUB0] + q, cache, q, so)
-                scal[g, prm[P_SDIRTY] + q] = 0
+            if scal[g, prm.sdirty + q]:
+                _encode_pile(st, tb, cache, g, prm.pub0 + q, q, so)
+                scal[g, prm.sdirty + q] = 0
             # Through views indexed from 0, the copy compiles to vector instructions.
             dst = obs[g, o + poff + s * pw:o + poff + (s + 1) * pw]
             src = cache[g, q]
             for j in range(pw):
                 dst[j] = src[j]
-    u = prm[O_UNSEEN]
+    u = prm.o_unseen
     for c in range(r):
-        seen[g, c] += scal[g, prm[P_SPUB] + c]
+        seen[g, c] += scal[g, prm.spub + c]
     for c in range(r):
         obs[g, u + c] = np.float32(deck[c] - seen[g, c]) * scale[u + c]
-    if prm[P_COINS]:
-        o = prm[O_COINS]
+    if prm.coins:
+        o = prm.o_coins
         for m in range(n):
-            obs[g, o + m] = np.float32(scal[g, S_COINS + (seat + m) % n]) * scale[o + m]
-        o = prm[O_PCOINS]
+            obs[g, o + m] = np.float32(scal[g, S.coins + (seat + m) % n]) * scale[o + m]
+        o = prm.o_pcoins
         for i in range(b):
-            obs[g, o + i] = np.float32(scal[g, S_COINS + n + i]) * scale[o + i]
-        if scal[g, S_PPILE] >= 0:
-            o = prm[O_PEND]
-            if scal[g, S_PHASE] == TOLL:
+            obs[g, o + i] = np.float32(scal[g, S.coins + n + i]) * scale[o + i]
+        if scal[g, S.ppile] >= 0:
+            o = prm.o_pend
+            if scal[g, S.phase] == TOLL:
                 obs[g, o] = 1.0
-                obs[g, o + 1] = np.float32(scal[g, S_PTOLL]) * scale[o + 1]
+                obs[g, o + 1] = np.float32(scal[g, S.ptoll]) * scale[o + 1]
             else:
                 obs[g, o + 2] = 1.0
-            obs[g, o + 3 + scal[g, S_PPILE]] = 1.0
+            obs[g, o + 3 + scal[g, S.ppile]] = 1.0
 
 
 # -- outcomes ------------------------------------------------------------------------------------
 @jit(inline="always")
-def is_over(scal, g):
-    return scal[g, S_PHASE] >= WON
+def is_over(st, g):
+    """Whether game g is won, drawn or truncated."""
+    return st.scal[g, S.phase] >= WON
 
 
 @jit
-def write_returns(scal, prm, team_id, g, out):
-    """+1 for the winner (each member of a winning team), -1 for the others, else 0."""
+def write_returns(st, tb, buf, g):
+    """+1 for the winner (each member of a winning team), -1 for the others, else 0.
+    Mirror: engine.Game.returns"""
+    scal, team_id, out = st.scal, tb.team_id, buf.rewards
     out[g, :] = 0.0
-    if scal[g, S_PHASE] == WON:
-        winner_team = team_id[scal[g, S_WIN]]
-        for p in range(prm[P_N]):
+    if scal[g, S.phase] == WON:
+        winner_team = team_id[scal[g, S.win]]
+        for p in range(tb.prm.n):
             out[g, p] = 1.0 if team_id[p] == winner_team else -1.0
 
 
 # -- batched entry points ------------------------------------------------------------------------
+# Two limits of numba's parallel loops (0.68) shape these: a loop takes only arrays and plain
+# tuples from outside it, not the `Static` bundle nor its `Params`, so each parallel kernel
+# unpacks `tb` before its loop (the parameters as a plain tuple, ``tb.prm[:]``) and builds it
+# again inside, by `static`; and a store into a bundle's array written in the loop body itself
+# is lost, so every loop body only calls kernels (never inlined ones) that do the stores.
+@jit(inline="always")
+def static(flat, owners, team_id, teams, act, deck, scale):
+    """The `Static` bundle from its parts (inside a parallel loop)."""
+    return Static(Params(*flat), owners, team_id, teams, act, deck, scale)
+
+
 @jit
-def observe(piles, lens, scal, prm, owners, team_id, scale, deck, obs, masks, nlegal, seats,
-            seen, cache, g):
+def observe(st, tb, buf, g):
     """Game g's seat to act, its legal actions (mask and count) and its observation."""
-    seats[g] = scal[g, S_CUR]
-    nlegal[g] = legal_mask(piles, lens, scal, prm, owners, g, masks)
-    encode(piles, lens, scal, prm, team_id, scale, deck, seen, cache, g, seats[g], obs)
+    buf.seats[g] = st.scal[g, S.cur]
+    buf.nlegal[g] = legal_mask(st, tb, buf.masks, g)
+    encode(st, tb, buf, g, buf.seats[g], buf.obs)
 
 
 @jit(parallel=True)
-def reset_all(piles, lens, scal, rng, prm, owners, team_id, scale, deck, obs, masks, nlegal,
-              seats, seen, cache):
+def reset_all(st, tb, buf):
     """Deal every game from its generator and observe the player to act."""
-    for g in prange(piles.shape[0]):
-        deal(piles, lens, scal, rng, prm, deck, g)
-        observe(piles, lens, scal, prm, owners, team_id, scale, deck, obs, masks, nlegal, seats,
-                seen, cache, g)
+    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
+    for row in prange(st.piles.shape[0]):
+        g = np.int64(row)  # one type of row index for every kernel: one compilation
+        t = static(flat, owners, team_id, teams, act, deck, scale)
+        deal(st, t, g)
+        observe(st, t, buf, g)
 
 
 @jit(parallel=True)
-def observe_all(piles, lens, scal, prm, owners, team_id, scale, deck, obs, masks, nlegal, seats,
-                seen, cache):
+def observe_all(st, tb, buf):
     """Observe the player to act in every game."""
-    for g in prange(piles.shape[0]):
-        observe(piles, lens, scal, prm, owners, team_id, scale, deck, obs, masks, nlegal, seats,
-                seen, cache, g)
+    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
+    for row in prange(st.piles.shape[0]):
+        g = np.int64(row)  # one type of row index for every kernel: one compilation
+        observe(st, static(flat, owners, team_id, teams, act, deck, scale), buf, g)
 
 
 @jit
-def first_illegal(masks, scal, actions):
+def first_illegal(st, buf, actions):
     """The first game not over whose action its mask does not allow (-1 when all are
     legal)."""
+    masks = buf.masks
     A = masks.shape[1]
     for g in range(actions.shape[0]):
-        if is_over(scal, g):
+        if is_over(st, g):
             continue
         a = actions[g]
         if a < 0 or a >= A or masks[g, a] == 0:
@@ -729,8 +843,10 @@ def first_illegal(masks, scal, actions):
 
 
 @jit(inline="always")
-def pick_random(masks, nlegal, arng, g):
-    """A uniformly random legal action of game g (-1 when it has none)."""
+def pick_random(arng, masks, nlegal, g):
+    """A uniformly random legal action of game g (-1 when it has none), from the players'
+    generator.
+    Mirror: players.scripted.RandomAgent"""
     if nlegal[g] == 0:
         return -1
     pick = agent_random(arng, g, nlegal[g])
@@ -750,57 +866,62 @@ encode_inline = jit(inline="always")(encode.py_func)
 
 
 @jit
-def advance(piles, lens, scal, rng, prm, owners, team_id, teams, act, deck, scale, g, a, obs,
-            masks, nlegal, seats, rewards, terminated, truncated, final_obs, seen, cache,
-            autoreset):
+def advance(st, tb, buf, g, a, autoreset):
     """Game g's share of a batched step: apply action a (unless the game is over); a finished
     game is scored, observed into final_obs from the seat that acted last and dealt again when
     `autoreset`; then the player to act is observed."""
-    terminated[g] = False
-    truncated[g] = False
-    rewards[g, :] = 0.0
-    if is_over(scal, g):
+    scal = st.scal
+    buf.terminated[g] = False
+    buf.truncated[g] = False
+    buf.rewards[g, :] = 0.0
+    if is_over(st, g):
         return
-    step_game(piles, lens, scal, rng, prm, owners, team_id, teams, act, g, a)
-    if is_over(scal, g):
-        write_returns(scal, prm, team_id, g, rewards)
-        terminated[g] = scal[g, S_PHASE] != TRUNCATED
-        truncated[g] = scal[g, S_PHASE] == TRUNCATED
-        encode(piles, lens, scal, prm, team_id, scale, deck, seen, cache, g, scal[g, S_CUR],
-               final_obs)
+    step_game(st, tb, g, a)
+    if is_over(st, g):
+        write_returns(st, tb, buf, g)
+        buf.terminated[g] = scal[g, S.phase] != TRUNCATED
+        buf.truncated[g] = scal[g, S.phase] == TRUNCATED
+        encode(st, tb, buf, g, np.int64(scal[g, S.cur]), buf.final_obs)
         if autoreset:
-            deal(piles, lens, scal, rng, prm, deck, g)
-    seats[g] = scal[g, S_CUR]
-    nlegal[g] = legal_mask_inline(piles, lens, scal, prm, owners, g, masks)
-    encode_inline(piles, lens, scal, prm, team_id, scale, deck, seen, cache, g, seats[g], obs)
+            deal(st, tb, g)
+    buf.seats[g] = scal[g, S.cur]
+    buf.nlegal[g] = legal_mask_inline(st, tb, buf.masks, g)
+    encode_inline(st, tb, buf, g, buf.seats[g], buf.obs)
 
 
 @jit(parallel=True)
-def step_all(piles, lens, scal, rng, prm, owners, team_id, teams, act, deck, scale, actions,
-             obs, masks, nlegal, seats, rewards, terminated, truncated, final_obs, seen,
-             cache, autoreset):
+def step_all(st, tb, buf, actions, autoreset):
     """Apply one action in every game (`advance`)."""
-    for g in prange(piles.shape[0]):
-        advance(piles, lens, scal, rng, prm, owners, team_id, teams, act, deck, scale, g,
-                actions[g], obs, masks, nlegal, seats, rewards, terminated, truncated, final_obs,
-                seen, cache, autoreset)
+    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
+    for row in prange(st.piles.shape[0]):
+        g = np.int64(row)  # one type of row index for every kernel: one compilation
+        advance(st, static(flat, owners, team_id, teams, act, deck, scale), buf, g, actions[g],
+                autoreset)
+
+
+@jit
+def _random_action(st, buf, g):
+    """Game g's uniformly random legal action into buf.actions (-1 if it is over)."""
+    buf.actions[g] = pick_random(st.arng, buf.masks, buf.nlegal, g)
+    return buf.actions[g]
 
 
 @jit(parallel=True)
-def step_random(piles, lens, scal, rng, prm, owners, team_id, teams, act, deck, scale, arng,
-                actions, obs, masks, nlegal, seats, rewards, terminated, truncated, final_obs,
-                seen, cache, autoreset):
-    """Apply a uniformly random legal action in every game (written to actions, -1 in a game
-    that is over), then as `step_all`."""
-    for g in prange(piles.shape[0]):
-        actions[g] = pick_random(masks, nlegal, arng, g)
-        advance(piles, lens, scal, rng, prm, owners, team_id, teams, act, deck, scale, g,
-                actions[g], obs, masks, nlegal, seats, rewards, terminated, truncated, final_obs,
-                seen, cache, autoreset)
+def step_random(st, tb, buf, autoreset):
+    """Apply a uniformly random legal action in every game (written to buf.actions, -1 in a
+    game that is over), then as `step_all`."""
+    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
+    for row in prange(st.piles.shape[0]):
+        g = np.int64(row)  # one type of row index for every kernel: one compilation
+        a = _random_action(st, buf, g)
+        advance(st, static(flat, owners, team_id, teams, act, deck, scale), buf, g, a,
+                autoreset)
 
 
 @jit(parallel=True)
-def random_actions(masks, nlegal, arng, out):
-    """A uniformly random legal action for every game (-1 where the game is over)."""
-    for g in prange(masks.shape[0]):
-        out[g] = pick_random(masks, nlegal, arng, g)
+def random_actions(st, buf):
+    """A uniformly random legal action for every game into buf.actions (-1 where the game is
+    over)."""
+    for row in prange(st.piles.shape[0]):
+        g = np.int64(row)  # one type of row index for every kernel: one compilation
+        _random_action(st, buf, g)

@@ -1,7 +1,7 @@
 """`skipbo serve`: Skip-Bo against bots in the browser (a Starlette app served by uvicorn).
 
 The server keeps every game; the page only ever receives the human seat's view (the
-`public_state` of `skipbo_env.play`, built from that seat's `SeatView`: never other hands,
+`public_state` of `skipbo_env.apps.session`, built from that seat's `SeatView`: never other hands,
 stock cards below the top or the draw order) and sends moves, which the server checks.
 
 API (JSON):

@@ -1,0 +1,69 @@
+"""The batched engine's compiled kernels are cached under a key of all of its sources, so an
+edit to any kernel file reaches every kernel that inlines it (skipbo_env/vector/_cache.py)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import skipbo_env
+from skipbo_env.vector import _cache
+
+PACKAGE = Path(skipbo_env.__file__).resolve().parent
+
+# A kernel of players.py (`_new_seating`) that inlines `agent_random` from kernels.py: the
+# learner's seats it draws show which `agent_random` it runs.
+SEATS = """
+import numpy as np
+from skipbo_env.vector import players as KA
+from skipbo_env.vector.batched import VectorEngine
+e = VectorEngine("standard", 4, num_games=16)  # no reset: only _new_seating compiles
+e.state.arng[:] = np.arange(16, dtype=np.uint64)
+seating = KA.Seating(np.zeros((16, 4), np.int64), np.zeros(16, np.int64),
+                     np.array([0.5, 0.75, 1.0]), np.zeros(16))
+for g in range(16):
+    KA._new_seating(e.state, e.static, seating, -1, g)
+print(seating.learner.tolist())
+"""
+
+
+def _seats(root: Path, cache: Path) -> list[int]:
+    env = dict(os.environ, PYTHONPATH=str(root), NUMBA_CACHE_DIR=str(cache))
+    result = subprocess.run([sys.executable, "-c", SEATS], env=env, capture_output=True,
+                            text=True, timeout=300, cwd=root)
+    assert result.returncode == 0, result.stderr
+    return eval(result.stdout.strip().splitlines()[-1])  # a list of ints printed above
+
+
+def test_an_edit_to_the_kernels_file_recompiles_the_players_kernels_that_inline_it(tmp_path):
+    root = tmp_path / "tree"
+    shutil.copytree(PACKAGE, root / "skipbo_env",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    cache = tmp_path / "numba"
+    before = _seats(root, cache)
+    assert _seats(root, cache) == before  # a second run loads the cache: the same draws
+    kernels = root / "skipbo_env" / "vector" / "kernels.py"
+    source = kernels.read_text()
+    old = "z = arng[g] + np.uint64(0x9E3779B97F4A7C15)"
+    assert old in source
+    kernels.write_text(source.replace(old, "z = arng[g] + np.uint64(0x9E3779B97F4A7C17)"))
+    after = _seats(root, cache)
+    # Stale machine code of players.py would draw the same seats as before.
+    assert after != before
+    assert len(list(cache.glob(_cache.PREFIX + "*"))) == 2  # one directory per version
+
+
+def test_the_cache_key_changes_with_any_source_file_and_respects_numba_cache_dir(tmp_path,
+                                                                                 monkeypatch):
+    for name in ("kernels.py", "players.py", "notes.txt"):
+        (tmp_path / name).write_text("x = 1\n")
+    key = _cache.source_key(str(tmp_path))
+    (tmp_path / "notes.txt").write_text("not a source\n")
+    assert _cache.source_key(str(tmp_path)) == key
+    (tmp_path / "players.py").write_text("x = 2\n")
+    assert _cache.source_key(str(tmp_path)) != key
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "user"))
+    assert _cache.cache_dir("abc") == str(tmp_path / "user" / (_cache.PREFIX + "abc"))
