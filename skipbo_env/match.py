@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import checks
 from .engine import Game
 from .rules import Rules
 
@@ -16,11 +17,8 @@ class Match:
                  rotate_first_player: bool = True):
         """`rotate_first_player=False` keeps seat 0 first in every game, as Skip-Bo Junior's
         "the youngest player always goes first" reads."""
-        if isinstance(target, bool) or not isinstance(target, int) or target <= 0:
-            raise ValueError(f"target must be a positive integer, got {target!r}")
-        if not isinstance(rotate_first_player, bool):
-            raise ValueError(f"rotate_first_player must be true or false, got "
-                             f"{rotate_first_player!r}")
+        checks.integer(target, "target", minimum=1)
+        checks.boolean(rotate_first_player, "rotate_first_player")
         self.rules = rules
         self.target = target
         self.rotate_first_player = rotate_first_player

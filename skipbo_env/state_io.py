@@ -12,6 +12,7 @@ from functools import partial
 
 import numpy as np
 
+from . import checks
 from .engine import ACTIVE, Game, Phase, check_scores
 from .rules import COIN, WILD, Rules
 
@@ -91,12 +92,12 @@ def game_from_dict(d: dict, cls: type[Game] = Game) -> Game:
         result = []
         for c in value:
             if isinstance(c, list) and len(c) == 2 and all(
-                    isinstance(x, int) and not isinstance(x, bool) for x in c) \
+                    checks.is_integer(x) for x in c) \
                     and 0 <= c[0] <= top and 1 <= c[1] <= rules.max_toll:
                 result.append(c[0] + r * c[1])  # a card with a toll
             elif c == "coin" and coin_places:
                 result.append(COIN)
-            elif isinstance(c, bool) or not isinstance(c, int) or not 0 <= c <= top:
+            elif not checks.is_integer(c) or not 0 <= c <= top:
                 tolls = f", or [rank, toll] with toll 1..{rules.max_toll}" if rules.max_toll \
                     else ""
                 raise ValueError(f"{where} holds {c!r}; cards are integers 0 (wild) to {top}"
@@ -112,7 +113,7 @@ def game_from_dict(d: dict, cls: type[Game] = Game) -> Game:
         return [cards(v, f"{where}[{i}]") for i, v in enumerate(value)]
 
     def seat(value, where: str) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n:
+        if not checks.is_integer(value) or not 0 <= value < n:
             raise ValueError(f"{where} must be a seat in 0..{n - 1}, got {value!r}")
         return value
 
@@ -172,7 +173,7 @@ def game_from_dict(d: dict, cls: type[Game] = Game) -> Game:
     g.current_player = seat(d["current_player"], "current_player")
     g.first_player = seat(d["first_player"], "first_player")
     turn = d["turn"]
-    if isinstance(turn, bool) or not isinstance(turn, int) or turn < 0:
+    if not checks.is_integer(turn) or turn < 0:
         raise ValueError(f"turn must be a non-negative integer, got {turn!r}")
     g.turn = turn
     if not isinstance(d["phase"], str) or d["phase"] not in PHASE_NAMES:
@@ -207,7 +208,7 @@ def game_from_dict(d: dict, cls: type[Game] = Game) -> Game:
         raise ValueError("played_this_turn must be true or false")
     g.played_this_turn = d["played_this_turn"]
     stall = d["stall_turns"]
-    if isinstance(stall, bool) or not isinstance(stall, int) or stall < 0:
+    if not checks.is_integer(stall) or stall < 0:
         raise ValueError(f"stall_turns must be a non-negative integer, got {stall!r}")
     g.stall_turns = stall
     _load_coins(g, d, rules)
@@ -225,7 +226,7 @@ def _load_coins(g: Game, d: dict, rules: Rules) -> None:
 
     def amounts(value, count: int, where: str) -> list[int]:
         if not isinstance(value, list) or len(value) != count or any(
-                isinstance(x, bool) or not isinstance(x, int) or x < 0 for x in value):
+                not checks.is_integer(x) or x < 0 for x in value):
             raise ValueError(f"{where} must be a list of {count} non-negative integers, got "
                              f"{value!r}")
         return list(value)
@@ -240,7 +241,7 @@ def _load_coins(g: Game, d: dict, rules: Rules) -> None:
     g.pending_pile, g.pending_toll = None, 0
     if g.phase in (Phase.TOLL, Phase.COIN_FOLLOWUP):
         if not isinstance(pending, dict) or set(pending) != {"pile", "toll"} or any(
-                isinstance(x, bool) or not isinstance(x, int) for x in pending.values()) \
+                not checks.is_integer(x) for x in pending.values()) \
                 or not 0 <= pending["pile"] < b:
             raise ValueError(f"phase {g.phase.value!r} needs pending {{'pile': 0..{b - 1}, 'toll': "
                              f"n}}, got {pending!r}")

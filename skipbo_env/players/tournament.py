@@ -18,6 +18,7 @@ from collections import Counter
 
 import numpy as np
 
+from .. import checks
 from ..engine import Game
 from ..rules import Rules
 from .policy import check_checkpoint
@@ -74,8 +75,7 @@ def run_games(rules: Rules, players: list[str], games: int, seed: int = 0,
             check_checkpoint(name)  # loaded in the workers
         else:
             make_agent(name)  # an unknown name fails here, before any game
-    if isinstance(games, bool) or not isinstance(games, int) or games <= 0:
-        raise ValueError(f"games must be a positive integer, got {games!r}")
+    checks.integer(games, "games", minimum=1)
     deals = math.ceil(games / n)
     workers = workers or os.cpu_count() or 1
     chunk = max(1, min(50, deals // (workers * 16)))  # small: slow players balance too

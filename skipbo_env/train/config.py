@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from .. import checks
 from ..players.registry import SCRIPTED, check_player
 from ..rules import Rules, allowed_players
 
@@ -162,7 +163,7 @@ def validate(raw: dict) -> dict:
         number(ppo[key], f"ppo.{key}", minimum=0)
     arch = ppo["net_arch"]
     if not isinstance(arch, list) or not arch or any(
-            isinstance(w, bool) or not isinstance(w, int) or w < 1 for w in arch):
+            not checks.is_integer(w) or w < 1 for w in arch):
         raise ConfigError(f"ppo.net_arch must be a list of positive layer widths, got {arch!r}")
     if cfg["vec_env"] == "batched":
         _check_batched(cfg)

@@ -29,6 +29,7 @@ import sys
 import time
 from typing import Any
 
+from .. import checks
 from ..envs.roles import check_opponents
 from ..players.registry import SELF_PLAY
 from ..rules import Rules
@@ -95,7 +96,7 @@ def validate(raw: dict) -> dict:
     number(p["grad_clip"], "ppo.grad_clip", above=0)
     arch = p["net_arch"]
     if not isinstance(arch, list) or not arch or not all(
-            isinstance(h, int) and not isinstance(h, bool) and h > 0 for h in arch):
+            checks.is_integer(h) and h > 0 for h in arch):
         raise ConfigError(f"ppo.net_arch must be a non-empty list of positive layer widths, "
                           f"got {arch!r}")
     ev = cfg["eval"]
