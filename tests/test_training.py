@@ -192,6 +192,7 @@ def test_the_opponent_pool_draws_by_weight_and_adds_saved_policies(smoke, tmp_pa
     pool = OpponentPool({"naive": 1.0}, directory=str(tmp_path), self_play=1.0, refresh=1)
     assert all(pool.draw(rng, rules).__self__.name == "naive" for _ in range(5))
     (tmp_path / "step_1.zip").write_bytes(path.read_bytes())
+    (tmp_path / "step_1.json").write_bytes(path.with_suffix(".json").read_bytes())
     kinds = {pool.draw(rng, rules).__self__.name for _ in range(40)}
     assert kinds == {"naive", "policy"}
 

@@ -77,6 +77,21 @@ def evaluate_model(path: str, cfg: dict, opponents: list[str], games: int, seed:
     return out
 
 
+def card_of(name: str, rules, steps: int) -> dict:
+    """The part of a model card every checkpoint of a run carries, so that it loads as a
+    player (the rules, the observation and its version)."""
+    return {"name": name, "format": "skipbo-model-card/1", "algorithm": "MaskablePPO",
+            "rules": rules.to_dict(), "pile_depth": PILE_DEPTH, "obs_version": OBS_VERSION,
+            "steps": int(steps)}
+
+
+def save_checkpoint(model, path: str, card: dict) -> None:
+    """`model` at `path` (``.zip``) with `card` beside it (``.json``)."""
+    model.save(path)
+    with open(os.path.splitext(path)[0] + ".json", "w") as f:
+        json.dump(card, f, indent=1)
+
+
 def train(cfg: dict, progress: bool = True) -> dict:
     """Train as `cfg` says; returns the model card (also written beside the checkpoint)."""
     import torch
@@ -113,7 +128,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
     def evaluate(steps: int, stock: int, logger=None) -> None:
         """A point of the learning curve: the current policy against the eval opponents."""
         path = os.path.join(log_dir, "latest.zip")
-        model.save(path)
+        save_checkpoint(model, path, card_of(name, rules, steps))
         results = summary(evaluate_model(path, cfg, ev["opponents"], ev["games"],
                                           cfg["seed"] + steps, workers=workers), path)
         point = {"steps": steps, "seconds": round(time.perf_counter() - start, 1),
@@ -151,10 +166,14 @@ def train(cfg: dict, progress: bool = True) -> dict:
                 self.stock = stock
             if cfg["self_play"]["weight"] > 0 and steps >= self.next_save:
                 self.next_save += cfg["self_play"]["save_every"]
-                self.model.save(os.path.join(pool_dir, f"step_{steps:09d}.zip"))
+                save_checkpoint(self.model, os.path.join(pool_dir, f"step_{steps:09d}.zip"),
+                                card_of(name, rules, steps))
                 snaps = sorted(f for f in os.listdir(pool_dir) if f.endswith(".zip"))
                 for old in snaps[:-cfg["self_play"]["pool_size"]]:
                     os.remove(os.path.join(pool_dir, old))
+                    card = os.path.join(pool_dir, os.path.splitext(old)[0] + ".json")
+                    if os.path.exists(card):
+                        os.remove(card)
             if ev["games"] and steps >= self.next_eval:
                 self.next_eval += ev["every"]
                 evaluate(steps, self.stock, self.logger)
@@ -167,7 +186,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
     if ev["games"] and (not curve or curve[-1]["steps"] != model.num_timesteps):
         evaluate(model.num_timesteps, stock_size_at(cfg, model.num_timesteps))
     path = os.path.join(cfg["output_dir"], f"{name}.zip")
-    model.save(path)
+    save_checkpoint(model, path, card_of(name, rules, model.num_timesteps))  # the full card below
     final = {}
     if ev["final_games"]:
         final = summary(evaluate_model(path, cfg, ev["final_opponents"], ev["final_games"],
@@ -175,9 +194,8 @@ def train(cfg: dict, progress: bool = True) -> dict:
                                         progress=progress), path)
     raw = {k: v for k, v in cfg.items() if not k.startswith("_")}
     card = {
-        "name": name, "format": "skipbo-model-card/1", "algorithm": "MaskablePPO",
-        "rules": rules.to_dict(), "pile_depth": PILE_DEPTH, "obs_version": OBS_VERSION,
-        "config": raw, "seed": cfg["seed"], "steps": int(model.num_timesteps),
+        **card_of(name, rules, model.num_timesteps),
+        "config": raw, "seed": cfg["seed"],
         "wall_time_s": round(wall, 1), "pretrain": pretrained, "n_envs": n_envs,
         "machine": f"{os.cpu_count()} cores",
         "versions": versions(), "learning_curve": curve,
