@@ -27,6 +27,7 @@ from .kernels import (
     agent_random,
     deal,
     encode,
+    encode_inline,
     is_over,
     jit,
     legal_mask,
@@ -355,7 +356,9 @@ def _step_row(st, tb, buf, seating, seat_option, stock_reward, a, g):
         encode(st, tb, buf, g, seat, buf.final_obs)
         _fresh_game(st, tb, buf, seating, seat_option, g)
     seating.rewards[g] = reward
-    _observe_learner(st, tb, buf, seating, g)
+    # Every learner step observes: the mask and the observation inlined, as in kernels.advance.
+    buf.nlegal[g] = legal_mask_inline(st, tb, buf.masks, g)
+    encode_inline(st, tb, buf, g, seating.learner[g], buf.obs)
 
 
 @jit(parallel=True)
