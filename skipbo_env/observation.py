@@ -17,6 +17,7 @@ from .spec import GameSpec
 
 SCORE_TARGET = 500
 PILE_DEPTH = 16
+MAX_PILE_DEPTH = 64  # the deepest pile view an encoder builds (a pile rarely holds 30)
 OBS_VERSION = 1
 """The version of what the observation means. Bump it with any change to the encoding (a new
 section, another scale, another order): model cards record it, and a checkpoint trained on
@@ -34,7 +35,8 @@ class ObservationEncoder:
     """
 
     def __init__(self, rules: Rules, pile_depth: int = PILE_DEPTH):
-        self.depth = checks.integer(pile_depth, "pile_depth", minimum=1)
+        self.depth = checks.integer(pile_depth, "pile_depth", minimum=1,
+                                    maximum=MAX_PILE_DEPTH)
         self.rules = rules
         self.spec = GameSpec.of(rules)
         # Cards are counted and coded by card id (the rank, or rank and toll in Skip-Bo Masters).

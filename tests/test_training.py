@@ -94,6 +94,21 @@ def test_a_checkpoint_takes_a_seat_in_the_tournament(smoke):
     assert str(path) in result.stdout
 
 
+def test_a_checkpoint_training_writes_loads_with_sb3s_own_loader_and_the_safe_one_alike(smoke):
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from skipbo_env.players.policy import load_model
+
+    cfg, _, path = smoke
+    sb3 = MaskablePPO.load(str(path), device="cpu")
+    safe = load_model(str(path))
+    card = json.loads(path.with_suffix(".json").read_text())
+    assert card["policy"]["net_arch"] == cfg["ppo"]["net_arch"]
+    for name, tensor in sb3.policy.state_dict().items():
+        assert torch.equal(tensor, safe.state_dict()[name]), name
+
+
 def test_the_gym_env_takes_a_checkpoint_as_opponent(smoke):
     _, _, path = smoke
     env = SkipBoEnv("short", 2, opponents=str(path), stock_size=3)
@@ -122,9 +137,10 @@ def test_a_corrupt_or_missing_checkpoint_is_refused_saying_so(tmp_path):
         make_agent(str(bad))
     broken = tmp_path / "broken.zip"
     with zipfile.ZipFile(broken, "w") as z:
-        z.writestr("data", "{")
-    (tmp_path / "broken.json").write_text(json.dumps({"obs_version": OBS_VERSION}))
-    with pytest.raises(ValueError, match="could not be loaded"):
+        z.writestr("policy.pth", b"not a torch file")
+    card = json.loads((ROOT / "checkpoints" / "short_2p.json").read_text())
+    (tmp_path / "broken.json").write_text(json.dumps(card))
+    with pytest.raises(ValueError, match="policy.pth is not a plain state dict"):
         make_agent(str(broken))
     with pytest.raises(ValueError, match="does not exist"):
         make_agent(str(tmp_path / "none.zip"))
@@ -210,7 +226,7 @@ def test_the_opponent_pool_draws_by_weight_and_adds_saved_policies(smoke, tmp_pa
      "curriculum[1].until must be above 10"),
     ({"curriculum": [{"until": 10}]}, "curriculum[0].stock_size is required"),
     ({"ppo": {"gamma": 1.5}}, "ppo.gamma must be at most 1"),
-    ({"ppo": {"net_arch": [64, 0]}}, "ppo.net_arch must be a list of positive layer widths"),
+    ({"ppo": {"net_arch": [64, 0]}}, "ppo.net_arch must be a list of 1 to 16 layer widths"),
     ({"eval": {"opponents": ["gm"]}}, "eval.opponents must be a list of player names"),
     ({"vec_env": "ray"}, "vec_env must be one of subproc, dummy, batched"),
     ({"vec_env": "batched", "opponents": {"naive": 1, "expert": 1}},

@@ -28,6 +28,7 @@ from torch import nn
 
 from ..envs.roles import RolesEnv
 from ..observation import OBS_VERSION
+from ..players.policy import policy_card
 
 ENV_NAME = "skipbo"
 LEARNER = "learner"
@@ -152,7 +153,7 @@ def export_policy(module_state: dict, net_arch: list[int], rules, path: str,
     model.save(path)
     info = {"format": "skipbo-model-card/1", "algorithm": "PPO (Ray RLlib), exported",
             "rules": rules.to_dict(), "pile_depth": env.encoder.depth,
-            "obs_version": OBS_VERSION}
+            "obs_version": OBS_VERSION, "policy": policy_card(net_arch)}
     info.update(card or {})
     with open(os.path.splitext(path)[0] + ".json", "w") as f:
         json.dump(info, f, indent=1)

@@ -1,20 +1,31 @@
 """Trained policies (sb3-contrib MaskablePPO checkpoints) as players.
 
 A checkpoint is the SB3 ``.zip``; beside it the training scripts write a JSON model card
-(same name, ``.json``) whose ``"rules"`` say which game the policy was trained for.
-Loading needs the ``train`` extra (torch, stable-baselines3, sb3-contrib).
+(same name, ``.json``) whose ``"rules"`` say which game the policy was trained for and whose
+``"policy"`` describes its network (docs/training.md, "Model cards").
+
+Loading a checkpoint as a player never unpickles anything: SB3's own loader
+(``MaskablePPO.load``) rebuilds objects from cloudpickles stored in the ``.zip``, so a crafted
+file runs code. This module instead builds the network from the JSON card (rules and
+observation depth give the spaces, ``policy.net_arch`` and ``policy.activation`` the layers)
+and reads only the ``policy.pth`` entry, with ``torch.load(..., weights_only=True)``, which
+refuses anything but tensors and plain containers. The rest of the ``.zip`` (optimizer state,
+the pickled ``data`` entry) is never read. Loading needs the ``train`` extra (torch,
+stable-baselines3, sb3-contrib).
 """
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import pickle
 import zipfile
 
 from .. import checks
 from ..actions import ActionLayout
 from ..engine import Game
-from ..observation import OBS_VERSION, PILE_DEPTH, ObservationEncoder
+from ..observation import MAX_PILE_DEPTH, OBS_VERSION, PILE_DEPTH, ObservationEncoder
 from ..rules import Rules
 from .base import Agent
 
@@ -105,7 +116,19 @@ def model_card(path: str) -> dict | None:
     return data
 
 
-_MODELS: dict[tuple[str, float], object] = {}  # loaded models by path and file time
+_MODELS: dict[tuple, object] = {}  # loaded policies by path, file time and size
+WEIGHTS = "policy.pth"  # the zip entry with the policy's state dict (SB3's name)
+MAX_WEIGHTS_BYTES = 512 * 2**20  # a policy.pth larger than this is refused unread
+ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU"}  # card name -> torch.nn class
+POLICY_CLASS = "MaskableActorCriticPolicy"
+MAX_LAYERS, MAX_WIDTH = 16, 8192  # sane bounds on a card's net_arch
+
+
+def policy_card(net_arch, activation: str = "tanh") -> dict:
+    """The ``"policy"`` section of a model card: what the safe loader needs to rebuild the
+    network (the spaces come from the card's rules and pile_depth)."""
+    return {"class": POLICY_CLASS, "net_arch": [int(w) for w in net_arch],
+            "activation": activation, "weights": WEIGHTS}
 
 
 def check_checkpoint(path: str) -> None:
@@ -118,47 +141,153 @@ def check_checkpoint(path: str) -> None:
                          f"format)")
 
 
-def load_model(path: str):
-    """The MaskablePPO model in `path` (on the CPU), loaded once per process."""
+def _card_or_refuse(path: str) -> dict:
+    card = model_card(path)
+    if card is None:
+        raise ValueError(f"checkpoint {path} has no model card "
+                         f"({os.path.splitext(path)[0]}.json): the card records the rules, the "
+                         f"observation version (obs_version) and the network (policy) the "
+                         f"policy was trained with")
+    return card
+
+
+def network_of(card: dict, path: str = "") -> tuple[list[int], str]:
+    """(net_arch, activation) from the card's ``"policy"`` section (or, for cards written
+    before it existed, the training config's ``ppo.net_arch`` with SB3's default tanh), or
+    ValueError saying what is missing."""
+    spec = card.get("policy")
+    if spec is None:
+        arch = ((card.get("config") or {}).get("ppo") or {}).get("net_arch") \
+            if isinstance(card.get("config"), dict) else None
+        if arch is None:
+            raise ValueError(f"model card of {path} has no policy section: the safe loader "
+                             f"needs policy.net_arch (the hidden layer widths, e.g. "
+                             f"[256, 256]) and policy.activation ({', '.join(ACTIVATIONS)})")
+        spec = {"class": POLICY_CLASS, "net_arch": arch, "activation": "tanh"}
+    if not isinstance(spec, dict):
+        raise ValueError(f"model card of {path}: policy must be an object, got {spec!r}")
+    if spec.get("class", POLICY_CLASS) != POLICY_CLASS:
+        raise ValueError(f"model card of {path}: policy.class {spec.get('class')!r} is not "
+                         f"supported (only {POLICY_CLASS})")
+    arch = spec.get("net_arch")
+    if (not isinstance(arch, list) or not 1 <= len(arch) <= MAX_LAYERS
+            or any(not checks.is_integer(w) or not 1 <= w <= MAX_WIDTH for w in arch)):
+        raise ValueError(f"model card of {path}: policy.net_arch must be a list of 1 to "
+                         f"{MAX_LAYERS} layer widths from 1 to {MAX_WIDTH}, got {arch!r}")
+    activation = spec.get("activation", "tanh")
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"model card of {path}: policy.activation must be one of "
+                         f"{', '.join(ACTIVATIONS)}, got {activation!r}")
+    weights = spec.get("weights", WEIGHTS)
+    if weights != WEIGHTS:
+        raise ValueError(f"model card of {path}: policy.weights must be {WEIGHTS!r}, got "
+                         f"{weights!r}")
+    return list(arch), activation
+
+
+def _read_weights(path: str) -> dict:
+    """The state dict in the checkpoint's ``policy.pth``, read without unpickling objects."""
+    import torch
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            try:
+                info = z.getinfo(WEIGHTS)
+            except KeyError:
+                raise ValueError(f"checkpoint {path} has no {WEIGHTS} entry (the policy's "
+                                 f"weights)") from None
+            if info.file_size > MAX_WEIGHTS_BYTES:
+                raise ValueError(f"checkpoint {path}: {WEIGHTS} is {info.file_size} bytes, "
+                                 f"over the {MAX_WEIGHTS_BYTES} this loader reads")
+            raw = z.read(info)
+    except (OSError, zipfile.BadZipFile, RuntimeError, NotImplementedError) as e:
+        raise ValueError(f"checkpoint {path} could not be read: {type(e).__name__}: "
+                         f"{e}") from None
+    try:
+        state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
+    except pickle.UnpicklingError:  # torch's own text advises weights_only=False: not here
+        raise ValueError(f"checkpoint {path}: {WEIGHTS} is not a plain state dict of tensors "
+                         f"(it is corrupt or holds other objects; nothing in it was "
+                         f"run)") from None
+    except Exception as e:  # torch raises many kinds of error for a damaged file
+        raise ValueError(f"checkpoint {path}: {WEIGHTS} could not be read: "
+                         f"{type(e).__name__}: {e}") from None
+    if not isinstance(state, dict) or not all(
+            isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in state.items()):
+        raise ValueError(f"checkpoint {path}: {WEIGHTS} must hold a state dict (names to "
+                         f"tensors)")
+    return state
+
+
+def load_model(path: str, card: dict | None = None):
+    """The policy network of checkpoint `path` (sb3-contrib's MaskableActorCriticPolicy, on
+    the CPU, in evaluation mode), built from its model card and filled with the weights of
+    its ``policy.pth`` (never unpickled); loaded once per process. ValueError says what is
+    missing or wrong."""
     check_checkpoint(path)
-    key = (os.path.abspath(path), os.path.getmtime(path))
+    stat = os.stat(path)
+    key = (os.path.abspath(path), stat.st_mtime_ns, stat.st_size)
     model = _MODELS.get(key)
-    if model is None:
-        try:
-            import torch
-            from sb3_contrib import MaskablePPO
-        except ImportError:
-            raise ValueError("loading a checkpoint needs the train extra: pip install "
-                             "torch==2.13.0 && pip install -e '.[train]'") from None
-        torch.set_num_threads(1)  # one move at a time: threads only cost here
-        try:
-            model = MaskablePPO.load(path, device="cpu")
-        except Exception as e:  # SB3 raises many kinds of error for a damaged file
-            raise ValueError(f"checkpoint {path} could not be loaded: {type(e).__name__}: "
-                             f"{e}") from None
-        _MODELS[key] = model
-    return model
+    if model is not None:
+        return model
+    if card is None:
+        card = _card_or_refuse(path)
+    check_obs_version(card, path)
+    rules = _card_rules(card, path)
+    pile_depth = _card_depth(card, path)
+    arch, activation = network_of(card, path)
+    try:
+        import torch
+        from gymnasium import spaces
+        from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    except ImportError:
+        raise ValueError("loading a checkpoint needs the train extra: pip install "
+                         "torch==2.13.0 && pip install -e '.[train]'") from None
+    import numpy as np
+
+    torch.set_num_threads(1)  # one move at a time: threads only cost here
+    state = _read_weights(path)
+    encoder = ObservationEncoder(rules, pile_depth)
+    policy = MaskableActorCriticPolicy(
+        spaces.Box(0.0, 1.0, (encoder.size,), np.float32),
+        spaces.Discrete(ActionLayout(rules).size), lambda _: 0.0, net_arch=arch,
+        activation_fn=getattr(torch.nn, ACTIVATIONS[activation]))
+    try:
+        policy.load_state_dict(state, strict=True)
+    except RuntimeError as e:
+        raise ValueError(f"checkpoint {path}: the weights do not fit the network of its model "
+                         f"card (rules {rules.variant}, {rules.num_players} players, "
+                         f"pile_depth {pile_depth}, net_arch {arch}): "
+                         f"{str(e).splitlines()[0]}") from None
+    policy.set_training_mode(False)
+    _MODELS[key] = policy
+    return policy
+
+
+def _card_rules(card: dict, path: str) -> Rules:
+    if "rules" not in card:
+        raise ValueError(f"model card of {path} has no rules: they give the network's "
+                         f"observation and action sizes")
+    try:
+        return Rules.from_dict(card["rules"])
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"model card of {path} holds bad rules: {e}") from None
+
+
+def _card_depth(card: dict, path: str) -> int:
+    pile_depth = card.get("pile_depth", PILE_DEPTH)
+    if not checks.is_integer(pile_depth) or not 1 <= pile_depth <= MAX_PILE_DEPTH:
+        raise ValueError(f"model card of {path} holds a bad pile_depth: {pile_depth!r} (an "
+                         f"integer from 1 to {MAX_PILE_DEPTH})")
+    return pile_depth
 
 
 def load_policy_agent(path: str, rules: Rules | None = None, seed: int = 0,
                       deterministic: bool = True) -> PolicyAgent:
     """The checkpoint at `path` as a player (checked against `rules` now if given, else
     against each game's rules when it plays). Raises ValueError for a missing or corrupt
-    file, a bad model card, or spaces that do not match."""
+    file, a bad model card, or spaces that do not match. Nothing in the file is unpickled."""
     check_checkpoint(path)
-    card = model_card(path)
-    if card is None:
-        raise ValueError(f"checkpoint {path} has no model card "
-                         f"({os.path.splitext(path)[0]}.json): the card records the rules and "
-                         f"the observation version (obs_version) the policy was trained on")
-    check_obs_version(card, path)
-    if rules is None and "rules" in card:
-        try:
-            Rules.from_dict(card["rules"])
-        except (TypeError, ValueError) as e:
-            raise ValueError(f"model card of {path} holds bad rules: {e}") from None
-    pile_depth = card.get("pile_depth", PILE_DEPTH)
-    if not checks.is_integer(pile_depth) or pile_depth < 1:
-        raise ValueError(f"model card of {path} holds a bad pile_depth: {pile_depth!r}")
-    return PolicyAgent(load_model(path), rules, path, seed, deterministic, pile_depth)
-
+    card = _card_or_refuse(path)
+    model = load_model(path, card)
+    return PolicyAgent(model, rules, path, seed, deterministic, _card_depth(card, path))

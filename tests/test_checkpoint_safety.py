@@ -1,0 +1,220 @@
+"""Checkpoints are data, not code: loading one as a player never unpickles anything.
+
+Each test plants a harmless pickle payload (it creates a marker file when unpickled) in a copy
+of a shipped checkpoint, first proves that SB3's own loader runs it (so the payload is live),
+then loads the copy through an entry point of the package and checks the marker is absent.
+"""
+
+import base64
+import json
+import pickle
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
+
+from skipbo_env.players.policy import load_model, load_policy_agent  # noqa: E402
+from skipbo_env.players.registry import make_agent  # noqa: E402
+from skipbo_env.rules import Rules  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = ROOT / "checkpoints" / "short_2p.zip"
+
+
+class Payload:
+    """Unpickling this calls open(marker, "w"): it creates the marker file, nothing else."""
+
+    def __init__(self, marker: Path):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+def _copy_with(tmp_path: Path, name: str, entries: dict[str, bytes]) -> Path:
+    """A copy of the shipped checkpoint (and its card) with `entries` replaced or added."""
+    path = tmp_path / f"{name}.zip"
+    with zipfile.ZipFile(SHIPPED) as src, zipfile.ZipFile(path, "w") as dst:
+        for info in src.infolist():
+            if info.filename not in entries:
+                dst.writestr(info, src.read(info))
+        for entry, data in entries.items():
+            dst.writestr(entry, data)
+    shutil.copy(SHIPPED.with_suffix(".json"), path.with_suffix(".json"))
+    return path
+
+
+@pytest.fixture
+def planted(tmp_path):
+    """(checkpoint whose `data` entry carries a serialized payload, marker path)."""
+    marker = tmp_path / "payload-ran"
+    with zipfile.ZipFile(SHIPPED) as z:
+        data = json.loads(z.read("data"))
+    data["payload"] = {":type:": "<class 'object'>",
+                       ":serialized:": base64.b64encode(pickle.dumps(Payload(marker))).decode()}
+    path = _copy_with(tmp_path, "planted", {"data": json.dumps(data).encode()})
+    return path, marker
+
+
+def test_the_planted_payload_is_live_under_sb3s_own_loader(planted):
+    from sb3_contrib import MaskablePPO
+
+    path, marker = planted
+    MaskablePPO.load(str(path), device="cpu")  # SB3 trusts the file: the payload runs
+    assert marker.exists()
+
+
+def test_make_agent_and_load_policy_agent_never_unpickle_a_checkpoint(planted):
+    path, marker = planted
+    agent = make_agent(str(path), 0, Rules.preset("short", 2))
+    assert load_policy_agent(str(path)).path == str(path)
+    from skipbo_env import Game
+
+    game = Game(Rules.preset("short", 2, stock_size=3), seed=0)
+    game.step(agent.act(game))
+    assert not marker.exists()
+
+
+def test_the_gym_and_roles_envs_never_unpickle_a_checkpoint_opponent(planted):
+    import gymnasium
+
+    from skipbo_env.envs.roles import RolesEnv
+
+    path, marker = planted
+    env = gymnasium.make("SkipBo-v0", variant="short", opponents=str(path), stock_size=3)
+    env.reset(seed=0)
+    env.step(int(env.unwrapped.action_masks().nonzero()[0][0]))
+    roles = RolesEnv("short", 2, opponents={str(path): 1.0}, stock_size=3, seed=0)
+    roles.reset()
+    assert not marker.exists()
+
+
+def test_evaluate_tournament_and_play_never_unpickle_a_checkpoint(planted):
+    from skipbo_env.apps.cli import main as cli
+    from skipbo_env.apps.session import PlaySession
+
+    path, marker = planted
+    assert not cli(["evaluate", str(path), "--opponents", "random", "--games", "2",
+                    "--stock-size", "2", "--workers", "1", "--quiet"])
+    assert not cli(["tournament", "--players", f"{path},random", "--games", "2",
+                    "--variant", "short", "--stock-size", "2", "--workers", "1", "--quiet"])
+    session = PlaySession("short", [str(path)], seed=0, stock_size=2)
+    assert session.bots
+    assert not marker.exists()
+
+
+def test_training_against_a_checkpoint_opponent_never_unpickles_it(planted, tmp_path):
+    from skipbo_env.train import config as cfgmod
+    from skipbo_env.train.ppo import train
+
+    path, marker = planted
+    cfg = cfgmod.validate({
+        "name": "against_planted", "variant": "short", "rules": {"stock_size": 2},
+        "total_timesteps": 64, "n_envs": 1, "vec_env": "dummy",
+        "opponents": {str(path): 1.0},
+        "ppo": {"n_steps": 64, "batch_size": 32, "n_epochs": 1, "net_arch": [16]},
+        "eval": {"games": 0, "final_games": 0},
+        "output_dir": str(tmp_path / "out"), "log_dir": str(tmp_path / "runs")})
+    train(cfg, progress=False)
+    assert not marker.exists()
+
+
+def test_the_web_server_never_unpickles_a_checkpoint_opponent(planted):
+    pytest.importorskip("starlette", reason="the web extra is not installed")
+    from starlette.testclient import TestClient
+
+    from skipbo_env.apps.web.server import create_app
+
+    path, marker = planted
+    client = TestClient(create_app((str(path),), allowed_hosts=("testserver",)))
+    r = client.post("/api/games", json={"variant": "short", "opponents": [str(path)],
+                                        "stock_size": 2, "seed": 0})
+    assert r.status_code == 200, r.text
+    assert not marker.exists()
+
+
+def test_weights_that_are_not_plain_tensors_are_refused_unread(tmp_path):
+    import io
+
+    import torch
+
+    marker = tmp_path / "payload-ran"
+    buf = io.BytesIO()
+    torch.save({"weights": Payload(marker)}, buf)
+    path = _copy_with(tmp_path, "pth", {"policy.pth": buf.getvalue()})
+    with pytest.raises(ValueError, match="is not a plain state dict of tensors"):
+        make_agent(str(path))
+    assert not marker.exists()
+
+
+def _card(path: Path) -> dict:
+    return json.loads(path.with_suffix(".json").read_text())
+
+
+def _write_card(path: Path, card: dict) -> None:
+    path.with_suffix(".json").write_text(json.dumps(card))
+
+
+def test_a_checkpoint_without_what_the_safe_loader_needs_is_refused_naming_it(tmp_path):
+    path = _copy_with(tmp_path, "nopolicy", {})
+    card = _card(path)
+    del card["policy"], card["config"]
+    _write_card(path, card)
+    with pytest.raises(ValueError, match="has no policy section.*policy.net_arch"):
+        load_model(str(path))
+    card = _card(SHIPPED)
+    del card["rules"]
+    _write_card(path, card)
+    with pytest.raises(ValueError, match="has no rules"):
+        load_model(str(path))
+    with zipfile.ZipFile(SHIPPED) as src, zipfile.ZipFile(tmp_path / "nopth.zip", "w") as dst:
+        dst.writestr("data", src.read("data"))
+    shutil.copy(SHIPPED.with_suffix(".json"), tmp_path / "nopth.json")
+    with pytest.raises(ValueError, match="has no policy.pth entry"):
+        load_model(str(tmp_path / "nopth.zip"))
+
+
+@pytest.mark.parametrize("policy, message", [
+    ({"net_arch": [64, 64]}, "do not fit the network of its model card"),
+    ({"net_arch": "256"}, "policy.net_arch must be a list"),
+    ({"net_arch": [10**9]}, "policy.net_arch must be a list"),
+    ({"net_arch": [256, 256], "activation": "os.system"}, "policy.activation must be one of"),
+    ({"net_arch": [256, 256], "class": "builtins.eval"}, "is not supported"),
+    ({"net_arch": [256, 256], "weights": "../data"}, "policy.weights must be"),
+    ("tanh", "policy must be an object"),
+])
+def test_a_model_card_that_does_not_describe_the_weights_is_refused(tmp_path, policy, message):
+    path = _copy_with(tmp_path, "badcard", {})
+    card = _card(path)
+    card["policy"] = policy
+    _write_card(path, card)
+    with pytest.raises(ValueError, match=message):
+        load_model(str(path))
+
+
+def test_the_safe_loader_chooses_exactly_as_sb3s_loader_does():
+    import numpy as np
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from skipbo_env import Game
+    from skipbo_env.observation import ObservationEncoder
+
+    safe = load_model(str(SHIPPED))
+    sb3 = MaskablePPO.load(str(SHIPPED), device="cpu")
+    rules = Rules.from_dict(_card(SHIPPED)["rules"])
+    encoder = ObservationEncoder(rules)
+    game, rng, checked = Game(rules, seed=5), np.random.default_rng(0), 0
+    while not game.is_over and checked < 200:
+        obs = torch.as_tensor(encoder.encode(game, game.current_player)[None])
+        mask = game.action_mask().astype(bool)
+        with torch.no_grad():
+            a = safe.get_distribution(obs, action_masks=mask).distribution.probs
+            b = sb3.policy.get_distribution(obs, action_masks=mask).distribution.probs
+        assert torch.allclose(a, b)
+        game.step(int(rng.choice(np.flatnonzero(mask))))
+        checked += 1
+    assert checked > 20
