@@ -50,15 +50,19 @@ def _integer_words(minimum: int | None, maximum: int | None) -> str:
     return "an integer"
 
 
+MAX_FLOAT_INT = 2**53  # larger ints are not numbers a caller meant as a float (or overflow it)
+
+
 def number(value: Any, name: str, *, minimum: float | None = None,
            above: float | None = None, what: str | None = None) -> float:
     """`value` as a finite float (an int or float, not a bool), at least `minimum` and above
     `above` when given."""
-    words = what or ("a non-negative number" if minimum == 0 else "a finite number")
+    words = what or ("a finite non-negative number" if minimum == 0 else "a finite number")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
                                                                       np.floating)):
         raise ArgumentTypeError(f"{name} must be {words}, got {value!r}")
-    if not math.isfinite(value) or (minimum is not None and value < minimum) \
+    if (not math.isfinite(value) if isinstance(value, (float, np.floating))
+            else abs(value) > MAX_FLOAT_INT) or (minimum is not None and value < minimum) \
             or (above is not None and not value > above):
         raise ValueError(f"{name} must be {words}, got {value!r}")
     return float(value)

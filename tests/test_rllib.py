@@ -46,7 +46,7 @@ def test_the_shipped_rllib_configs_validate():
     ({"self_play": {"frozen_copies": 0}}, "self_play.frozen_copies"),
     ({"eval": {"opponents": ["self_play"]}}, "not a fixed opponent"),
     ({"colour": "red"}, "unknown key"),
-    ({"stock_reward": float("inf")}, "stock_reward must be finite"),
+    ({"stock_reward": float("inf")}, "stock_reward must be a finite number"),
     ({"stock_reward": "a lot"}, "stock_reward must be a number"),
 ])
 def test_a_bad_rllib_config_is_refused_naming_the_key(tmp_path, change, message):

@@ -121,8 +121,8 @@ def test_an_illegal_action_raises_naming_the_legal_ones():
     ({}, "non-empty mapping"),
     ([("random", 1)], "non-empty mapping"),
     ({"rando": 1.0}, "unknown opponent 'rando'"),
-    ({"random": -1}, "opponents.random must be a non-negative number"),
-    ({"random": True}, "opponents.random must be a non-negative number"),
+    ({"random": -1}, "opponents.random must be a finite non-negative number"),
+    ({"random": True}, "opponents.random must be a finite non-negative number"),
     ({"random": 0, "self_play": 0}, "must not all be zero"),
     ({"nowhere/policy.zip": 1.0}, "checkpoint nowhere/policy.zip does not exist"),
 ])

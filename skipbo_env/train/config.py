@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import math
+import re
 from typing import Any
 
 from .. import checks
@@ -11,6 +13,9 @@ from ..rules import Rules, allowed_players
 
 VEC_ENVS = ("subproc", "dummy", "batched")
 BATCHED_GAMES = 256  # games in the batched engine when n_envs is 0
+MAX_BATCHED_GAMES = 2**20  # n_envs bounds: games of the batched engine, or env processes
+MAX_ENV_PROCESSES = 512
+MAX_WEIGHT = 10**6  # an opponent's weight (only the ratios matter)
 
 # Every key, with its default (None: required). Nested dictionaries list their own keys.
 DEFAULTS: dict[str, Any] = {
@@ -47,20 +52,63 @@ class ConfigError(ValueError):
     """A configuration that cannot be trained, with the key and the problem named."""
 
 
+MAX_NUMBER = 10**15  # no key of a config means a number beyond this (a typo or an attack)
+SEED_MAX = 2**31 - 1  # seeds and the seeds derived from them (seed + k) stay in numpy's range
+RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # a plain file name
+
+
 def number(value, key, *, integer=False, minimum=None, above=None, maximum=None):
-    """`value` checked as a number (an integer if `integer`) in range, else ConfigError
-    naming `key`."""
+    """`value` checked as a finite number (an integer if `integer`) in range (at most
+    `maximum`, or MAX_NUMBER when none is given), else ConfigError naming `key`."""
     kinds = (int,) if integer else (int, float)
     if isinstance(value, bool) or not isinstance(value, kinds):
         raise ConfigError(f"{key} must be {'an integer' if integer else 'a number'}, got "
-                          f"{value!r}")
+                          f"{_show(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{key} must be a finite number, got {value!r}")
     if minimum is not None and value < minimum:
-        raise ConfigError(f"{key} must be at least {minimum}, got {value!r}")
+        raise ConfigError(f"{key} must be at least {minimum}, got {_show(value)}")
     if above is not None and not value > above:
-        raise ConfigError(f"{key} must be above {above}, got {value!r}")
-    if maximum is not None and value > maximum:
-        raise ConfigError(f"{key} must be at most {maximum}, got {value!r}")
+        raise ConfigError(f"{key} must be above {above}, got {_show(value)}")
+    top = MAX_NUMBER if maximum is None else maximum
+    if value > top or value < -MAX_NUMBER:
+        raise ConfigError(f"{key} must be at most {top}, got {_show(value)}")
     return value
+
+
+def _show(value) -> str:
+    """`value` for a message, cut short (a config may hold a huge number or string)."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else \
+        f"an integer of {len(str(abs(value))) if abs(value) < 10**4000 else 'over 4000'} digits"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def check_run_name(name) -> str:
+    """A run's name: a plain file name (letters, digits, ``.``, ``_``, ``-``, starting with a
+    letter or digit, at most 100 characters), so ``<dir>/<name>`` never leaves ``<dir>``."""
+    if not isinstance(name, str) or not RUN_NAME.fullmatch(name):
+        raise ConfigError(f"name must be a plain file name (letters, digits, '.', '_', '-', "
+                          f"starting with a letter or digit, at most 100 characters), got "
+                          f"{_show(name)}")
+    return name
+
+
+def check_dir(value, key: str) -> str:
+    """A directory path of the config: a non-empty string without NUL."""
+    if not isinstance(value, str) or not value or "\0" in value or len(value) > 4096:
+        raise ConfigError(f"{key} must be a directory path, got {_show(value)}")
+    return value
+
+
+def check_net_arch(arch, key: str = "ppo.net_arch") -> list[int]:
+    """Hidden layer widths, as the safe checkpoint loader accepts them."""
+    from ..players.policy import MAX_LAYERS, MAX_WIDTH
+
+    if not isinstance(arch, list) or not 1 <= len(arch) <= MAX_LAYERS or any(
+            not checks.is_integer(w) or not 1 <= w <= MAX_WIDTH for w in arch):
+        raise ConfigError(f"{key} must be a list of 1 to {MAX_LAYERS} layer widths from 1 to "
+                          f"{MAX_WIDTH}, got {_show(arch)}")
+    return arch
 
 
 def merge(defaults: dict, given: dict, where: str) -> dict:
@@ -92,14 +140,15 @@ def _player(name, where: str) -> None:
 def check_game(cfg: dict) -> None:
     """Check a merged config's name, game (variant, num_players, rules) and seed, shared by
     the SB3 and the RLlib configs; the rules go to cfg["_rules"]."""
-    if not isinstance(cfg["name"], str) or not cfg["name"] or "/" in cfg["name"]:
-        raise ConfigError(f"name must be a non-empty file name, got {cfg['name']!r}")
+    check_run_name(cfg["name"])
+    if not isinstance(cfg["rules"], dict) or any(not isinstance(k, str) for k in cfg["rules"]):
+        raise ConfigError(f"rules must map rule names to values, got {_show(cfg['rules'])}")
     try:
         allowed_players(cfg["variant"])
         cfg["_rules"] = Rules.preset(cfg["variant"], cfg["num_players"], **cfg["rules"])
-    except (TypeError, ValueError) as e:
+    except (TypeError, ValueError, OverflowError) as e:
         raise ConfigError(f"variant/num_players/rules: {e}") from None
-    number(cfg["seed"], "seed", integer=True, minimum=0)
+    number(cfg["seed"], "seed", integer=True, minimum=0, maximum=SEED_MAX)
 
 
 def validate(raw: dict) -> dict:
@@ -110,27 +159,28 @@ def validate(raw: dict) -> dict:
             raise ConfigError(f"{key} is required")
     check_game(cfg)
     rules = cfg["_rules"]
-    number(cfg["total_timesteps"], "total_timesteps", integer=True, minimum=1)
-    number(cfg["n_envs"], "n_envs", integer=True, minimum=0)
+    number(cfg["total_timesteps"], "total_timesteps", integer=True, minimum=1, maximum=10**12)
+    number(cfg["n_envs"], "n_envs", integer=True, minimum=0,
+           maximum=MAX_BATCHED_GAMES if cfg["vec_env"] == "batched" else MAX_ENV_PROCESSES)
     if cfg["vec_env"] not in VEC_ENVS:
         raise ConfigError(f"vec_env must be one of {', '.join(VEC_ENVS)}, got "
                           f"{cfg['vec_env']!r}")
     opponents = cfg["opponents"]
     if not isinstance(opponents, dict) or not opponents:
-        raise ConfigError(f"opponents must map player names to weights, got {opponents!r}")
+        raise ConfigError(f"opponents must map player names to weights, got {_show(opponents)}")
     for name, weight in opponents.items():
         _player(name, "opponents")
-        number(weight, f"opponents.{name}", minimum=0)
+        number(weight, f"opponents.{name}", minimum=0, maximum=MAX_WEIGHT)
     if sum(opponents.values()) <= 0:
         raise ConfigError("opponents: at least one weight must be positive")
     sp = cfg["self_play"]
-    number(sp["weight"], "self_play.weight", minimum=0)
+    number(sp["weight"], "self_play.weight", minimum=0, maximum=MAX_WEIGHT)
     number(sp["save_every"], "self_play.save_every", integer=True, minimum=1)
-    number(sp["pool_size"], "self_play.pool_size", integer=True, minimum=1)
+    number(sp["pool_size"], "self_play.pool_size", integer=True, minimum=1, maximum=1000)
     number(sp["refresh"], "self_play.refresh", integer=True, minimum=1)
     if not isinstance(cfg["curriculum"], list):
         raise ConfigError(f"curriculum must be a list of {{until, stock_size}}, got "
-                          f"{cfg['curriculum']!r}")
+                          f"{_show(cfg['curriculum'])}")
     last = 0
     for i, stage in enumerate(cfg["curriculum"]):
         stage = merge({"until": None, "stock_size": None}, stage, f"curriculum[{i}].")
@@ -142,44 +192,41 @@ def validate(raw: dict) -> dict:
                 maximum=rules.stock_size)
         last = stage["until"]
         cfg["curriculum"][i] = stage
-    number(cfg["stock_reward"], "stock_reward")
+    number(cfg["stock_reward"], "stock_reward", minimum=-100, maximum=100)
     pt = cfg["pretrain"]
-    number(pt["samples"], "pretrain.samples", integer=True, minimum=0)
+    number(pt["samples"], "pretrain.samples", integer=True, minimum=0, maximum=10**9)
     if not isinstance(pt["teacher"], str) or pt["teacher"] not in SCRIPTED:
         raise ConfigError(f"pretrain.teacher must be a player name from {', '.join(SCRIPTED)}, "
-                          f"got {pt['teacher']!r}")
-    for key in ("epochs", "batch_size"):
-        number(pt[key], f"pretrain.{key}", integer=True, minimum=1)
-    number(pt["learning_rate"], "pretrain.learning_rate", above=0)
+                          f"got {_show(pt['teacher'])}")
+    number(pt["epochs"], "pretrain.epochs", integer=True, minimum=1, maximum=10**4)
+    number(pt["batch_size"], "pretrain.batch_size", integer=True, minimum=2, maximum=10**7)
+    number(pt["learning_rate"], "pretrain.learning_rate", above=0, maximum=1)
     ppo = cfg["ppo"]
-    number(ppo["learning_rate"], "ppo.learning_rate", above=0)
-    for key in ("n_steps", "batch_size", "n_epochs"):
-        number(ppo[key], f"ppo.{key}", integer=True, minimum=1)
+    number(ppo["learning_rate"], "ppo.learning_rate", above=0, maximum=1)
+    number(ppo["n_steps"], "ppo.n_steps", integer=True, minimum=1, maximum=10**6)
+    number(ppo["batch_size"], "ppo.batch_size", integer=True, minimum=2, maximum=10**7)
+    number(ppo["n_epochs"], "ppo.n_epochs", integer=True, minimum=1, maximum=1000)
     for key in ("gamma", "gae_lambda"):
         number(ppo[key], f"ppo.{key}", above=0, maximum=1)
-    for key in ("clip_range", "max_grad_norm"):
-        number(ppo[key], f"ppo.{key}", above=0)
+    number(ppo["clip_range"], "ppo.clip_range", above=0, maximum=10)
+    number(ppo["max_grad_norm"], "ppo.max_grad_norm", above=0, maximum=10**6)
     for key in ("ent_coef", "vf_coef"):
-        number(ppo[key], f"ppo.{key}", minimum=0)
-    arch = ppo["net_arch"]
-    if not isinstance(arch, list) or not arch or any(
-            not checks.is_integer(w) or w < 1 for w in arch):
-        raise ConfigError(f"ppo.net_arch must be a list of positive layer widths, got {arch!r}")
+        number(ppo[key], f"ppo.{key}", minimum=0, maximum=100)
+    check_net_arch(ppo["net_arch"])
     if cfg["vec_env"] == "batched":
         _check_batched(cfg)
     ev = cfg["eval"]
     number(ev["every"], "eval.every", integer=True, minimum=1)
     for key in ("games", "final_games"):
-        number(ev[key], f"eval.{key}", integer=True, minimum=0)
+        number(ev[key], f"eval.{key}", integer=True, minimum=0, maximum=10**7)
     for key in ("opponents", "final_opponents"):
         names = ev[key]
         if not isinstance(names, list) or any(not isinstance(n, str) or n not in SCRIPTED
                                               for n in names):
             raise ConfigError(f"eval.{key} must be a list of player names from "
-                              f"{', '.join(SCRIPTED)}, got {names!r}")
+                              f"{', '.join(SCRIPTED)}, got {_show(names)}")
     for key in ("output_dir", "log_dir"):
-        if not isinstance(cfg[key], str) or not cfg[key]:
-            raise ConfigError(f"{key} must be a directory path, got {cfg[key]!r}")
+        check_dir(cfg[key], key)
     return cfg
 
 

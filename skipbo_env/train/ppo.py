@@ -17,6 +17,7 @@ import time
 
 from ..envs.gym import OpponentPool, SkipBoEnv
 from ..observation import OBS_VERSION, PILE_DEPTH
+from ..players.policy import policy_card
 from ..players.tournament import run_games
 from .config import BATCHED_GAMES, ConfigError, load
 from .pretrain import behaviour_clone
@@ -77,12 +78,12 @@ def evaluate_model(path: str, cfg: dict, opponents: list[str], games: int, seed:
     return out
 
 
-def card_of(name: str, rules, steps: int) -> dict:
+def card_of(name: str, rules, steps: int, net_arch) -> dict:
     """The part of a model card every checkpoint of a run carries, so that it loads as a
-    player (the rules, the observation and its version)."""
+    player (the rules, the observation and its version, the network for the safe loader)."""
     return {"name": name, "format": "skipbo-model-card/1", "algorithm": "MaskablePPO",
             "rules": rules.to_dict(), "pile_depth": PILE_DEPTH, "obs_version": OBS_VERSION,
-            "steps": int(steps)}
+            "policy": policy_card(net_arch), "steps": int(steps)}
 
 
 def save_checkpoint(model, path: str, card: dict) -> None:
@@ -90,6 +91,29 @@ def save_checkpoint(model, path: str, card: dict) -> None:
     model.save(path)
     with open(os.path.splitext(path)[0] + ".json", "w") as f:
         json.dump(card, f, indent=1)
+
+
+RUN_MARK = ".skipbo-run"  # the file that marks a run directory `train` made itself
+
+
+def fresh_run_dir(path: str) -> None:
+    """Make `path` an empty run directory, marked as the trainer's. An existing one is removed
+    only if the trainer made it (it holds RUN_MARK); an empty directory is reused; anything else
+    (another directory, a file, a link) is refused with ConfigError and left as it is."""
+    mark = os.path.join(path, RUN_MARK)
+    if os.path.islink(path) or (os.path.exists(path) and not os.path.isdir(path)):
+        raise ConfigError(f"the run directory {path} is a link or a file, not a directory "
+                          f"this trainer made; remove it or choose another name or log_dir")
+    if os.path.isdir(path) and os.listdir(path):
+        if not os.path.isfile(mark) or os.path.islink(mark):
+            raise ConfigError(f"the run directory {path} exists and was not made by skipbo "
+                              f"train (it has no {RUN_MARK} file); nothing was removed: move "
+                              f"it, or choose another name or log_dir")
+        shutil.rmtree(path)
+    os.makedirs(path, exist_ok=True)
+    with open(mark, "w") as f:
+        json.dump({"made_by": "skipbo train", "run": os.path.basename(path)}, f)
+        f.write("\n")
 
 
 def train(cfg: dict, progress: bool = True) -> dict:
@@ -106,7 +130,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
     workers = cores if batched else n_envs
     log_dir = os.path.join(cfg["log_dir"], name)
     pool_dir = os.path.join(log_dir, "pool")
-    shutil.rmtree(log_dir, ignore_errors=True)  # a rerun of the config starts afresh
+    fresh_run_dir(log_dir)  # a rerun of the config starts afresh
     os.makedirs(pool_dir, exist_ok=True)
     os.makedirs(cfg["output_dir"], exist_ok=True)
     torch.manual_seed(cfg["seed"])
@@ -128,7 +152,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
     def evaluate(steps: int, stock: int, logger=None) -> None:
         """A point of the learning curve: the current policy against the eval opponents."""
         path = os.path.join(log_dir, "latest.zip")
-        save_checkpoint(model, path, card_of(name, rules, steps))
+        save_checkpoint(model, path, card_of(name, rules, steps, arch))
         results = summary(evaluate_model(path, cfg, ev["opponents"], ev["games"],
                                           cfg["seed"] + steps, workers=workers), path)
         point = {"steps": steps, "seconds": round(time.perf_counter() - start, 1),
@@ -167,7 +191,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
             if cfg["self_play"]["weight"] > 0 and steps >= self.next_save:
                 self.next_save += cfg["self_play"]["save_every"]
                 save_checkpoint(self.model, os.path.join(pool_dir, f"step_{steps:09d}.zip"),
-                                card_of(name, rules, steps))
+                                card_of(name, rules, steps, arch))
                 snaps = sorted(f for f in os.listdir(pool_dir) if f.endswith(".zip"))
                 for old in snaps[:-cfg["self_play"]["pool_size"]]:
                     os.remove(os.path.join(pool_dir, old))
@@ -186,7 +210,8 @@ def train(cfg: dict, progress: bool = True) -> dict:
     if ev["games"] and (not curve or curve[-1]["steps"] != model.num_timesteps):
         evaluate(model.num_timesteps, stock_size_at(cfg, model.num_timesteps))
     path = os.path.join(cfg["output_dir"], f"{name}.zip")
-    save_checkpoint(model, path, card_of(name, rules, model.num_timesteps))  # the full card below
+    # The full card is written below, after the final evaluation.
+    save_checkpoint(model, path, card_of(name, rules, model.num_timesteps, arch))
     final = {}
     if ev["final_games"]:
         final = summary(evaluate_model(path, cfg, ev["final_opponents"], ev["final_games"],
@@ -194,7 +219,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
                                         progress=progress), path)
     raw = {k: v for k, v in cfg.items() if not k.startswith("_")}
     card = {
-        **card_of(name, rules, model.num_timesteps),
+        **card_of(name, rules, model.num_timesteps, arch),
         "config": raw, "seed": cfg["seed"],
         "wall_time_s": round(wall, 1), "pretrain": pretrained, "n_envs": n_envs,
         "machine": f"{os.cpu_count()} cores",
@@ -222,7 +247,10 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         parser.error("training needs the train extra: pip install torch==2.13.0 && "
                      "pip install -e '.[train]'")
-    card = train(cfg, progress=not args.quiet)
+    try:
+        card = train(cfg, progress=not args.quiet)
+    except ConfigError as e:  # the run directory is not the trainer's to replace
+        parser.error(str(e))
     print(json.dumps({"checkpoint": os.path.join(cfg["output_dir"], cfg["name"] + ".zip"),
                       "steps": card["steps"], "wall_time_s": card["wall_time_s"],
                       "evaluation": card["evaluation"]["results"]}, indent=1))

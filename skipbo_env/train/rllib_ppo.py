@@ -23,17 +23,23 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import sys
 import time
 from typing import Any
 
-from .. import checks
 from ..envs.roles import check_opponents
 from ..players.registry import SELF_PLAY
 from ..rules import Rules
-from .config import ConfigError, check_game, merge, number, read_yaml
+from .config import (
+    ConfigError,
+    check_dir,
+    check_game,
+    check_net_arch,
+    merge,
+    number,
+    read_yaml,
+)
 from .report import summary
 from .report import versions as stack_versions
 
@@ -65,53 +71,51 @@ def validate(raw: dict) -> dict:
     """The config with defaults filled in, or ConfigError naming the bad key."""
     cfg = merge(DEFAULTS, raw, "")
     check_game(cfg)
-    number(cfg["iterations"], "iterations", integer=True, minimum=1)
+    number(cfg["iterations"], "iterations", integer=True, minimum=1, maximum=10**7)
     try:
         cfg["opponents"] = check_opponents(cfg["opponents"])
     except ValueError as e:
         raise ConfigError(str(e)) from None
-    number(cfg["stock_reward"], "stock_reward")
-    if not math.isfinite(cfg["stock_reward"]):
-        raise ConfigError(f"stock_reward must be finite, got {cfg['stock_reward']!r}")
+    number(cfg["stock_reward"], "stock_reward", minimum=-100, maximum=100)
     sp = cfg["self_play"]
-    number(sp["frozen_copies"], "self_play.frozen_copies", integer=True, minimum=1)
+    number(sp["frozen_copies"], "self_play.frozen_copies", integer=True, minimum=1,
+           maximum=100)
     number(sp["snapshot_every"], "self_play.snapshot_every", integer=True, minimum=1)
     r = cfg["ray"]
-    number(r["num_env_runners"], "ray.num_env_runners", integer=True, minimum=0)
+    number(r["num_env_runners"], "ray.num_env_runners", integer=True, minimum=0, maximum=4096)
     number(r["num_envs_per_env_runner"], "ray.num_envs_per_env_runner", integer=True,
-            minimum=1)
-    number(r["num_cpus_per_env_runner"], "ray.num_cpus_per_env_runner", minimum=0)
-    number(r["num_learners"], "ray.num_learners", integer=True, minimum=0)
+           minimum=1, maximum=4096)
+    number(r["num_cpus_per_env_runner"], "ray.num_cpus_per_env_runner", minimum=0,
+           maximum=1024)
+    number(r["num_learners"], "ray.num_learners", integer=True, minimum=0, maximum=1024)
     p = cfg["ppo"]
-    number(p["lr"], "ppo.lr", above=0)
-    number(p["train_batch_size"], "ppo.train_batch_size", integer=True, minimum=1)
-    number(p["minibatch_size"], "ppo.minibatch_size", integer=True, minimum=1,
-            maximum=p["train_batch_size"])
-    number(p["num_epochs"], "ppo.num_epochs", integer=True, minimum=1)
+    number(p["lr"], "ppo.lr", above=0, maximum=1)
+    number(p["train_batch_size"], "ppo.train_batch_size", integer=True, minimum=2,
+           maximum=10**8)
+    number(p["minibatch_size"], "ppo.minibatch_size", integer=True, minimum=2,
+           maximum=p["train_batch_size"])
+    number(p["num_epochs"], "ppo.num_epochs", integer=True, minimum=1, maximum=1000)
     number(p["gamma"], "ppo.gamma", minimum=0, maximum=1)
     number(p["lambda"], "ppo.lambda", minimum=0, maximum=1)
-    number(p["clip_param"], "ppo.clip_param", above=0)
-    number(p["entropy_coeff"], "ppo.entropy_coeff", minimum=0)
-    number(p["vf_loss_coeff"], "ppo.vf_loss_coeff", minimum=0)
-    number(p["grad_clip"], "ppo.grad_clip", above=0)
-    arch = p["net_arch"]
-    if not isinstance(arch, list) or not arch or not all(
-            checks.is_integer(h) and h > 0 for h in arch):
-        raise ConfigError(f"ppo.net_arch must be a non-empty list of positive layer widths, "
-                          f"got {arch!r}")
+    number(p["clip_param"], "ppo.clip_param", above=0, maximum=10)
+    number(p["entropy_coeff"], "ppo.entropy_coeff", minimum=0, maximum=100)
+    number(p["vf_loss_coeff"], "ppo.vf_loss_coeff", minimum=0, maximum=100)
+    number(p["grad_clip"], "ppo.grad_clip", above=0, maximum=10**6)
+    check_net_arch(p["net_arch"])
     ev = cfg["eval"]
-    number(ev["games"], "eval.games", integer=True, minimum=0)
+    number(ev["games"], "eval.games", integer=True, minimum=0, maximum=10**7)
     if not isinstance(ev["opponents"], list):
         raise ConfigError(f"eval.opponents must be a list, got {ev['opponents']!r}")
     for name in ev["opponents"]:
+        if not isinstance(name, str):
+            raise ConfigError(f"eval.opponents must be a list of player names, got {name!r}")
         try:
             check_opponents({name: 1.0}, "eval.opponents")
         except ValueError as e:
             raise ConfigError(str(e)) from None
         if name == SELF_PLAY:
             raise ConfigError("eval.opponents: self_play is not a fixed opponent")
-    if not isinstance(cfg["output_dir"], str) or not cfg["output_dir"]:
-        raise ConfigError(f"output_dir must be a path, got {cfg['output_dir']!r}")
+    check_dir(cfg["output_dir"], "output_dir")
     return cfg
 
 

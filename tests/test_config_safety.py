@@ -1,0 +1,203 @@
+"""Training configs are checked whole before anything is built, and the trainer removes only
+run directories it made itself."""
+
+import copy
+import math
+import os
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("yaml", reason="the train extra is not installed")
+
+from skipbo_env.train import config as cfgmod  # noqa: E402
+from skipbo_env.train import rllib_ppo  # noqa: E402
+from skipbo_env.train.config import ConfigError  # noqa: E402
+from skipbo_env.train.ppo import RUN_MARK, fresh_run_dir  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+SMOKE = cfgmod.read_yaml(str(ROOT / "configs" / "smoke.yaml"))
+RLLIB_SMOKE = cfgmod.read_yaml(str(ROOT / "configs" / "rllib_smoke.yaml"))
+
+
+def _with(raw: dict, key: str, value) -> dict:
+    """A deep copy of `raw` with the dotted `key` set to `value`."""
+    out = copy.deepcopy(raw)
+    *parents, last = key.split(".")
+    node = out
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[last] = value
+    return out
+
+
+@pytest.mark.parametrize("name", ["..", ".", "a/b", "a\\b", "../up", "x\0y", "", "a" * 101,
+                                  ".hidden", 5, ["smoke"]])
+def test_a_run_name_must_be_a_plain_file_name(name):
+    with pytest.raises(ConfigError, match="name must be a plain file name"):
+        cfgmod.validate(_with(SMOKE, "name", name))
+    with pytest.raises(ConfigError, match="name must be a plain file name"):
+        rllib_ppo.validate(_with(RLLIB_SMOKE, "name", name))
+
+
+def test_the_trainer_never_removes_a_directory_it_did_not_make(tmp_path):
+    other = tmp_path / "someone_elses"
+    other.mkdir()
+    (other / "keep.txt").write_text("precious")
+    with pytest.raises(ConfigError, match="was not made by skipbo train"):
+        fresh_run_dir(str(other))
+    assert (other / "keep.txt").read_text() == "precious"
+    link = tmp_path / "link"
+    link.symlink_to(other, target_is_directory=True)
+    (other / RUN_MARK).write_text("{}")  # even a marked directory behind a link stays
+    with pytest.raises(ConfigError, match="is a link or a file"):
+        fresh_run_dir(str(link))
+    assert (other / "keep.txt").exists()
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    with pytest.raises(ConfigError, match="is a link or a file"):
+        fresh_run_dir(str(afile))
+    assert afile.read_text() == "x"
+
+
+def test_a_rerun_replaces_the_run_directory_the_trainer_made(tmp_path):
+    run = tmp_path / "run"
+    fresh_run_dir(str(run))
+    assert (run / RUN_MARK).is_file()
+    (run / "old_curve.json").write_text("[]")
+    fresh_run_dir(str(run))
+    assert sorted(os.listdir(run)) == [RUN_MARK]
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    fresh_run_dir(str(empty))  # an empty directory is taken over
+    assert (empty / RUN_MARK).is_file()
+
+
+def test_train_refuses_a_foreign_run_directory_before_building_anything(tmp_path):
+    from skipbo_env.train.ppo import train
+
+    (tmp_path / "runs" / "smoke").mkdir(parents=True)
+    (tmp_path / "runs" / "smoke" / "notes.txt").write_text("mine")
+    cfg = cfgmod.validate({**SMOKE, "log_dir": str(tmp_path / "runs"),
+                           "output_dir": str(tmp_path / "out")})
+    with pytest.raises(ConfigError, match="was not made by skipbo train"):
+        train(cfg, progress=False)
+    assert (tmp_path / "runs" / "smoke" / "notes.txt").read_text() == "mine"
+    assert not (tmp_path / "out").exists()
+
+
+BAD_VALUES = [
+    ("seed", 10**30, "seed must be at most"),
+    ("seed", -1, "seed must be at least 0"),
+    ("seed", 1.5, "seed must be an integer"),
+    ("total_timesteps", math.inf, "total_timesteps must be an integer"),
+    ("stock_reward", math.nan, "stock_reward must be a finite number"),
+    ("stock_reward", math.inf, "stock_reward must be a finite number"),
+    ("ppo.learning_rate", 0.0, "ppo.learning_rate must be above 0"),
+    ("ppo.learning_rate", -1e-3, "ppo.learning_rate must be above 0"),
+    ("ppo.learning_rate", math.nan, "ppo.learning_rate must be a finite number"),
+    ("ppo.batch_size", 1, "ppo.batch_size must be at least 2"),
+    ("ppo.gamma", 1.5, "ppo.gamma must be at most 1"),
+    ("ppo.net_arch", [10**9], "ppo.net_arch must be a list"),
+    ("ppo.net_arch", ["64"], "ppo.net_arch must be a list"),
+    ("ppo.net_arch", [], "ppo.net_arch must be a list"),
+    ("pretrain.teacher", ["expert"], "pretrain.teacher must be a player name"),
+    ("pretrain.batch_size", 1, "pretrain.batch_size must be at least 2"),
+    ("pretrain.learning_rate", math.inf, "pretrain.learning_rate must be a finite number"),
+    ("opponents", {"random": -1.0}, "opponents.random must be at least 0"),
+    ("opponents", {"random": math.nan}, "opponents.random must be a finite number"),
+    ("opponents", {"random": 0.0}, "at least one weight must be positive"),
+    ("opponents", {"random": 10**30}, "opponents.random must be at most"),
+    ("opponents", ["random"], "opponents must map player names to weights"),
+    ("self_play.weight", -0.5, "self_play.weight must be at least 0"),
+    ("eval.opponents", [["random"]], "eval.opponents must be a list of player names"),
+    ("eval.games", 10**30, "eval.games must be at most"),
+    ("n_envs", 10**9, "n_envs must be at most"),
+    ("rules", {"stock_size": math.inf}, "variant/num_players/rules"),
+    ("rules", ["stock_size"], "rules must map rule names to values"),
+    ("rules", {"copies_per_rank": 10**30}, "variant/num_players/rules"),
+    ("curriculum", [{"until": 10**30, "stock_size": 2}], "curriculum\\[0\\].until must be at"),
+    ("curriculum", "fast", "curriculum must be a list"),
+    ("log_dir", "runs\0x", "log_dir must be a directory path"),
+    ("output_dir", 7, "output_dir must be a directory path"),
+]
+
+
+@pytest.mark.parametrize("key, value, message", BAD_VALUES,
+                         ids=[f"{k}={v!r}"[:40] for k, v, _ in BAD_VALUES])
+def test_every_bad_value_stops_with_the_config_error_naming_its_key(key, value, message):
+    with pytest.raises(ConfigError, match=message):
+        cfgmod.validate(_with(SMOKE, key, value))
+
+
+RLLIB_BAD = [
+    ("seed", 10**30, "seed must be at most"),
+    ("ppo.lr", math.nan, "ppo.lr must be a finite number"),
+    ("ppo.train_batch_size", 1, "ppo.train_batch_size must be at least 2"),
+    ("ppo.net_arch", [0], "ppo.net_arch must be a list"),
+    ("stock_reward", math.inf, "stock_reward must be a finite number"),
+    ("opponents", {"random": math.inf}, "opponents.random must be a finite non-negative"),
+    ("eval.opponents", [["random"]], "eval.opponents must be a list of player names"),
+    ("ray.num_env_runners", 10**12, "ray.num_env_runners must be at most"),
+    ("output_dir", "", "output_dir must be a directory path"),
+]
+
+
+@pytest.mark.parametrize("key, value, message", RLLIB_BAD,
+                         ids=[f"{k}={v!r}"[:40] for k, v, _ in RLLIB_BAD])
+def test_every_bad_value_of_an_rllib_config_stops_with_the_config_error(key, value, message):
+    with pytest.raises(ConfigError, match=message):
+        rllib_ppo.validate(_with(RLLIB_SMOKE, key, value))
+
+
+def _paths(raw: dict, prefix: str = "") -> list[str]:
+    out = []
+    for key, value in raw.items():
+        path = f"{prefix}{key}"
+        out.append(path)
+        if isinstance(value, dict):
+            out += _paths(value, path + ".")
+    return out
+
+
+ODD = st.sampled_from([10**30, -(10**30), 2**63, -1, 0, 1, 0.5, math.nan, math.inf, -math.inf,
+                       "", ".", "..", "../x", "a/b", "x\0", "expert", "self_play", "a.zip",
+                       True, None, [], {}])
+JSONISH = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8) | ODD,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+        st.text(max_size=6) | st.sampled_from(["random", "expert", "until", "stock_size"]),
+        inner, max_size=3),
+    max_leaves=6)
+
+
+def _finite_leaves(value) -> bool:
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_finite_leaves(v) for v in value.values())
+    if isinstance(value, list):
+        return all(_finite_leaves(v) for v in value)
+    return True
+
+
+@pytest.mark.parametrize("validate, base", [(cfgmod.validate, SMOKE),
+                                            (rllib_ppo.validate, RLLIB_SMOKE)],
+                         ids=["sb3", "rllib"])
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_mutated_config_is_accepted_whole_or_refused_with_a_config_error(validate, base,
+                                                                          data):
+    raw = copy.deepcopy(base)
+    for _ in range(data.draw(st.integers(1, 3))):
+        key = data.draw(st.sampled_from(_paths(raw) + ["unknown_key"]))
+        raw = _with(raw, key, data.draw(JSONISH))
+    try:
+        cfg = validate(raw)
+    except ConfigError:
+        return
+    assert cfgmod.RUN_NAME.fullmatch(cfg["name"])
+    assert _finite_leaves({k: v for k, v in cfg.items() if not k.startswith("_")})
+    assert 0 <= cfg["seed"] <= cfgmod.SEED_MAX
