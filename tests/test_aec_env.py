@@ -7,6 +7,7 @@ from pettingzoo.utils import wrappers
 
 import skipbo_env
 from skipbo_env import VARIANTS, Game, Rules, allowed_players
+from skipbo_env.envs.aec import ActionCheckWrapper
 
 CASES = [(v, n) for v in VARIANTS for n in allowed_players(v)]
 
@@ -25,7 +26,8 @@ def test_env_is_wrapped_as_pettingzoo_classic_games_are():
     e = skipbo_env.env()
     assert isinstance(e, wrappers.OrderEnforcingWrapper)
     assert isinstance(e.env, wrappers.AssertOutOfBoundsWrapper)
-    assert isinstance(e.env.env, wrappers.TerminateIllegalWrapper)
+    assert isinstance(e.env.env, ActionCheckWrapper)  # the check that -O cannot remove
+    assert isinstance(e.env.env.env, wrappers.TerminateIllegalWrapper)
     assert isinstance(e.unwrapped, skipbo_env.raw_env)
     assert e.metadata["name"] == "skipbo_v0"
 
@@ -167,3 +169,27 @@ def test_the_action_space_is_a_discrete_space_that_tests_membership_like_gymnasi
     for x in [0, 5, space.n - 1, space.n, -1, np.int64(3), np.int8(200 % 127), 2.0, "1", True,
               np.array(4), np.array([4])]:
         assert space.contains(x) == plain.contains(x), x
+
+
+_WITHOUT_ASSERTIONS = """
+import numpy as np
+from skipbo_env.envs.aec import env
+for action in (-1, -125, 125, 80.9, np.int64(-1), True, "3"):
+    e = env()
+    e.reset(seed=0)
+    try:
+        e.step(action)
+    except ValueError:
+        continue
+    raise SystemExit(f"accepted {action!r}")
+print("refused all")
+"""
+
+
+def test_an_out_of_range_or_non_integer_action_is_refused_even_without_assertions():
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-O", "-c", _WITHOUT_ASSERTIONS],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "refused all" in out.stdout, out.stdout + out.stderr

@@ -158,3 +158,19 @@ def test_reset_options_set_the_seat_or_the_position_and_refuse_anything_else():
 def test_a_random_seat_takes_every_seat():
     env = SkipBoEnv("standard", 3, opponents="naive")
     assert {env.reset(seed=s)[1]["seat"] for s in range(30)} == {0, 1, 2}
+
+
+@pytest.mark.parametrize("action", [80.9, 3.0, np.float32(3.0), True, "3", None, [80]])
+def test_an_action_that_is_not_an_integer_is_refused_not_rounded(action):
+    env = gym.make("SkipBo-v0")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="action must be an integer"):
+        env.step(action)
+
+
+@pytest.mark.parametrize("action", [-1, 125, 10**20])
+def test_an_action_outside_the_action_space_is_refused(action):
+    env = gym.make("SkipBo-v0")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="is outside 0..124"):
+        env.step(action)

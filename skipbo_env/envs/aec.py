@@ -39,12 +39,33 @@ class _Actions(spaces.Discrete):
         return super().contains(x)
 
 
+class ActionCheckWrapper(wrappers.BaseWrapper):
+    """Refuses, with ValueError, an action that is not an integer of the action space (or
+    None for a finished agent), whatever the interpreter's flags: PettingZoo's out-of-bounds
+    wrapper asserts, and ``python -O`` removes assertions, after which the illegal-move wrapper
+    would index the mask with the action (-1 reads the last entry)."""
+
+    def step(self, action) -> None:
+        agent = self.agent_selection
+        done = self.terminations.get(agent) or self.truncations.get(agent)
+        if not (action is None and done):
+            n = self.action_space(agent).n
+            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+                raise ValueError(f"action must be an integer from 0 to {n - 1}, got "
+                                 f"{action!r}")
+            if not 0 <= action < n:
+                raise ValueError(f"action {action} is outside 0..{n - 1}")
+        super().step(action)
+
+
 def env(variant: str = "standard", num_players: int = 2, render_mode: str | None = None,
         **overrides: Any) -> AECEnv:
     """The AEC env with PettingZoo's standard wrappers: an illegal action ends the game with
-    reward -1 for the offender, out-of-bounds actions assert, and the call order is enforced."""
+    reward -1 for the offender, out-of-bounds actions assert (and raise ValueError where
+    assertions are off), and the call order is enforced."""
     e = raw_env(variant=variant, num_players=num_players, render_mode=render_mode, **overrides)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = ActionCheckWrapper(e)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
