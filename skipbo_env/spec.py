@@ -26,8 +26,8 @@ class GameSpec:
     # team number.
     teams: tuple[tuple[int, ...], ...]
     team_index: tuple[int, ...]
-    # Building-pile sizes -> each card id's target piles (engine.Game._targets_for): grows as
-    # games meet new positions, shared by every game of these rules.
+    # Building-pile sizes -> each card id's target piles (engine.Game._targets_for), shared by
+    # every game whose rules place cards alike (see `targets_memo_of`), bounded.
     targets_memo: dict = field(default_factory=dict, repr=False)
 
     @classmethod
@@ -44,7 +44,8 @@ class GameSpec:
                            for p in range(n))
             team_index = tuple(next(t for t, team in enumerate(teams) if p in team)
                                for p in range(n))
-            spec = _SPECS[rules] = cls(rules, ActionLayout(rules), owners, teams, team_index)
+            spec = _SPECS[rules] = cls(rules, ActionLayout(rules), owners, teams, team_index,
+                                       targets_memo_of(rules))
         return spec
 
     def team_of(self, seat: int) -> tuple[int, ...]:
@@ -57,4 +58,35 @@ class GameSpec:
         return self.layout.size
 
 
-_SPECS: dict[Rules, GameSpec] = {}
+class BoundedMemo(dict):
+    """A dict that keeps at most `limit` entries: storing a new key when full drops the oldest
+    (a memo, so a dropped entry is only recomputed). Lookups are a plain dict's."""
+
+    def __init__(self, limit: int):
+        super().__init__()
+        self.limit = limit
+
+    def __setitem__(self, key, value) -> None:
+        if key not in self and len(self) >= self.limit:
+            del self[next(iter(self))]
+        super().__setitem__(key, value)
+
+
+# Memory stays flat however many rules sets a process meets (a server hosting tables of every
+# stock size, a soak of every variant): specs and target memos are bounded memos. A game keeps
+# its own spec, so dropping one from here never affects a game in play.
+MAX_SPECS = 256
+MAX_TARGET_KEYS = 4096  # building-pile sizes remembered per memo (standard meets ~2,000 often)
+_SPECS: BoundedMemo = BoundedMemo(MAX_SPECS)
+_TARGET_MEMOS: BoundedMemo = BoundedMemo(64)
+
+
+def targets_memo_of(rules: Rules) -> BoundedMemo:
+    """The target memo for `rules`, shared by every rules set whose cards go on building piles
+    alike (same ranks, card ids, piles and wild-on-wild; the stock size, players and teams do
+    not matter)."""
+    key = (rules.max_rank, rules.num_card_ids, rules.building_piles, rules.wild_on_wild)
+    memo = _TARGET_MEMOS.get(key)
+    if memo is None:
+        memo = _TARGET_MEMOS[key] = BoundedMemo(MAX_TARGET_KEYS)
+    return memo

@@ -397,3 +397,31 @@ def test_the_rule_tests_positions_are_played_by_the_batched_engine_too():
     before = positions.STEPS_CHECKED[0]
     positions.play(game, "stock 3 -> building pile 0")
     assert positions.STEPS_CHECKED[0] == before + 1 and game.phase == "won"
+
+
+def test_rules_whose_card_ids_or_counters_overflow_the_batched_storage_are_refused():
+    from types import SimpleNamespace
+
+    from skipbo_env.vector.tables import check_representable
+
+    base = Rules.preset("masters", 2)
+    fields = {k: getattr(base, k) for k in ("max_rank", "toll_table", "max_turns",
+                                            "deck_size", "coins_per_player", "num_players")}
+    with pytest.raises(ValueError, match="int8 ids up to 127; these rules have card ids up to"):
+        check_representable(SimpleNamespace(**fields, num_card_ids=273))
+    with pytest.raises(ValueError, match="max_turns 4294967296 is over"):
+        check_representable(SimpleNamespace(**{**fields, "max_turns": 2**32},
+                                            num_card_ids=base.num_card_ids))
+    check_representable(base)  # the presets fit
+
+
+@pytest.mark.parametrize("field, value", [("turn", 2**40), ("scores", [2**40, 0])])
+def test_a_game_whose_counters_overflow_int32_is_refused_by_set_game(field, value):
+    engine = VectorEngine("standard", 2, num_games=2)
+    engine.reset(seed=0)
+    before = engine.state_dict(0)
+    game = Game(Rules.preset("standard", 2), seed=1)
+    setattr(game, field, value)
+    with pytest.raises(ValueError, match=f"int32: the game's {field} holds"):
+        engine.set_game(0, game)
+    assert engine.state_dict(0) == before

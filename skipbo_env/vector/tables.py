@@ -97,8 +97,45 @@ def parameters(rules: Rules, spec: GameSpec, encoder: ObservationEncoder):
     return K.Params(*(int(values[name]) for name in K.PARAMS))
 
 
+CARD_MAX = int(np.iinfo(np.int8).max)  # piles hold card ids as int8
+SCALAR_MAX = int(np.iinfo(np.int32).max)  # counters (turn, scores, coins) are int32
+
+
+def check_representable(rules: Rules) -> None:
+    """Raise ValueError unless the batched engine's storage holds every game of `rules`:
+    card ids in int8 piles, the turn limit, deck and coins in int32 scalars. (Rules it cannot
+    hold are refused, never dealt with wrapped values.)"""
+    top = rules.num_card_ids - 1
+    if top > CARD_MAX:
+        raise ValueError(f"the batched engine stores cards as int8 ids up to {CARD_MAX}; these "
+                         f"rules have card ids up to {top} (max_rank {rules.max_rank}, "
+                         f"{len(rules.toll_table)} toll table rows): play them on the reference "
+                         f"engine (skipbo_env.Game)")
+    for name, value in (("max_turns", rules.max_turns), ("deck size", rules.deck_size),
+                        ("coins in play", rules.coins_per_player * rules.num_players)):
+        if value > SCALAR_MAX:
+            raise ValueError(f"the batched engine counts in int32: {name} {value} is over "
+                             f"{SCALAR_MAX}")
+
+
+def _check_scalars(game: Game) -> None:
+    """ValueError unless the game's counters fit the batched engine's int32 scalars."""
+    fields: list[tuple[str, list]] = [
+              ("turn", [game.turn]), ("stall_turns", [game.stall_turns]),
+              ("played_this_turn", [game.played_this_turn]), ("scores", game.scores),
+              ("coins", game.coins), ("pile_coins", game.pile_coins),
+              ("pending_toll", [game.pending_toll])]
+    for name, values in fields:
+        for v in values:
+            if v is not None and not -SCALAR_MAX <= v <= SCALAR_MAX:
+                raise ValueError(f"the batched engine counts in int32: the game's {name} "
+                                 f"holds {v}, out of range")
+
+
 def build_tables(rules: Rules) -> Tables:
-    """The kernels' tables for `rules`, from its `GameSpec` and observation encoder."""
+    """The kernels' tables for `rules`, from its `GameSpec` and observation encoder; rules the
+    engine's storage cannot hold raise ValueError (`check_representable`)."""
+    check_representable(rules)
     spec = GameSpec.of(rules)
     layout, encoder = spec.layout, ObservationEncoder(rules)
     n, d, hs = rules.num_players, rules.discard_piles, rules.hand_size
@@ -153,6 +190,7 @@ def load_game(t: Tables, game: Game, st: K.State, g: int) -> None:
     piles, lens, scal, rng = st.piles, st.lens, st.scal, st.rng
     if game.rules != t.rules:
         raise ValueError(f"the game's rules differ from the engine's: {game.rules} vs {t.rules}")
+    _check_scalars(game)
     p = t.prm
     n, b, d, hs = (t.rules.num_players, t.rules.building_piles, t.rules.discard_piles,
                    t.rules.hand_size)
