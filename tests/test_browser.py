@@ -1,6 +1,7 @@
 """End to end in headless Chromium (Debian's chromium, driven by Playwright): the page plays
-a short game by clicking, highlights the legal targets, refuses an illegal move, and never
-receives a hidden card. Needs the web and test extras and /usr/bin/chromium (.ci/run
+a short game by clicking, highlights the legal targets, refuses an illegal move, never
+receives a hidden card, and runs under the server's Content-Security-Policy without a
+violation. Needs the web and test extras and /usr/bin/chromium (.ci/run
 installs them); skipped elsewhere unless CI is set, where a missing browser fails."""
 
 import json
@@ -65,7 +66,9 @@ def _states(message):
 
 def _open(browser, url, messages, seed=3):
     page = browser.new_page(viewport={"width": 1300, "height": 900})
-    page.add_init_script("window.SKIPBO_FAST = true;")
+    page.add_init_script("window.SKIPBO_FAST = true; window.cspViolations = [];"
+                         "document.addEventListener('securitypolicyviolation', (e) => "
+                         "window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));")
 
     def record(response):
         if "/api/" in response.url:
@@ -83,7 +86,7 @@ def _open(browser, url, messages, seed=3):
     page.select_option("#opponent-choices select", "naive")
     with page.expect_response(lambda r: r.url.endswith("/api/games")):
         page.click("#start")
-    page.wait_for_function("document.querySelector('#draw').textContent !== ''")
+    page.wait_for_function("() => document.querySelector('#draw').textContent !== ''")
     _wait_settled(page)
     assert _last_state(messages)["variant"] == "short"
     return page
@@ -92,7 +95,8 @@ def _open(browser, url, messages, seed=3):
 def _wait_settled(page):
     """Until the page has shown every move it was sent (it is the person's turn again, or
     the game is over)."""
-    page.wait_for_function("window.skipboIdle && window.skipboIdle()")
+    # (a function, not an expression: the page's CSP forbids eval, which Playwright would use)
+    page.wait_for_function("() => window.skipboIdle && window.skipboIdle()")
 
 
 def _last_state(messages):
@@ -129,7 +133,14 @@ def test_a_short_game_is_played_to_the_end_by_clicking(server, browser):
     final = _last_state(messages)
     assert final["result"] and sum(final["wins"]) == 1
     _no_hidden_card(page, messages, app)
+    _no_csp_violation(page)
     page.close()
+
+
+def _no_csp_violation(page):
+    assert "default-src 'self'" in page.evaluate(
+        "fetch('/').then(r => r.headers.get('content-security-policy'))")
+    assert page.evaluate("window.cspViolations") == []
 
 
 def _src_key(s):
@@ -193,4 +204,5 @@ def test_an_illegal_move_is_refused_and_changes_nothing(server, browser):
     assert answer[0] == 422 and "not legal" in answer[1]["error"]
     now = page.evaluate(f"fetch('/api/games/{gid}').then(r => r.json())")
     assert json.dumps(now["state"], sort_keys=True) == json.dumps(state, sort_keys=True)
+    _no_csp_violation(page)
     page.close()

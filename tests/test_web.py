@@ -11,10 +11,17 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from skipbo_env.apps.web.server import MAX_BODY, create_app  # noqa: E402
 
+JSON = {"content-type": "application/json"}
+
+
+def app_for_tests(**kw):
+    """The app answering the TestClient's host (``testserver``)."""
+    return create_app(allowed_hosts=("testserver",), **kw)
+
 
 @pytest.fixture
 def client():
-    return TestClient(create_app())
+    return TestClient(app_for_tests())
 
 
 def _new(client, **body):
@@ -53,7 +60,7 @@ def test_a_legal_move_is_made_and_the_bots_answer(client):
 def test_malformed_json_is_refused_with_400(client):
     gid, state = _new(client)
     for body in (b"{not json", b"[1, 2]", b"\xff\xfe", b'"text"'):
-        r = client.post(f"/api/games/{gid}/move", content=body)
+        r = client.post(f"/api/games/{gid}/move", content=body, headers=JSON)
         assert r.status_code == 400 and "error" in r.json()
     for body in ({"action": "3", "version": 0}, {"action": 1.5, "version": 0},
                  {"action": 0}, {"action": 0, "version": 0, "extra": 1}):
@@ -202,3 +209,469 @@ def test_skipbo_serve_refuses_bad_arguments_naming_them(args, message):
     result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "serve", *args],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and message in result.stderr
+
+
+# -- what a state may hold ------------------------------------------------------------------------
+PLAYER_KEYS = {"seat", "name", "stock_top", "stock_size", "hand_size", "discards", "team",
+               "coins", "hand_stacks"}
+
+
+def states_of(message):
+    """Every table state in a server answer."""
+    out = [message["state"]] if "state" in message else []
+    out += [e["state"] for e in message.get("events", [])]
+    return out
+
+
+def _card_ids(hand):
+    return sorted(c["id"] for x in hand for c in (x if isinstance(x, list) else [x]))
+
+
+def assert_no_hidden_card(message, game=None):
+    """No state in `message` holds a card the person's seat cannot see: of the other seats
+    only public piles and sizes, no draw pile or stock below the top; and the hand sent is
+    exactly the seat's hand in `game` (the server's game, when given)."""
+    for state in states_of(message):
+        for p in state["players"]:
+            assert set(p) <= PLAYER_KEYS, set(p) - PLAYER_KEYS
+        assert not {"draw_pile", "stocks", "hands", "set_aside", "rng"} & set(state)
+    if game is not None and "state" in message:
+        seat = message["state"]["seat"]
+        hand = game.hands[seat]
+        mine = [c for s in hand for c in s] if game.rules.stacked else list(hand)
+        assert _card_ids(message["state"]["hand"]) == sorted(mine)
+
+
+# -- cross-site requests ---------------------------------------------------------------------------
+def test_a_request_naming_another_host_is_refused(client):
+    """DNS rebinding: a page of evil.example whose name now points at 127.0.0.1 sends
+    Host: evil.example. Only the served names are answered."""
+    tables = client.app.state.tables
+    for host in ("evil.example", "evil.example:8000", "testserver.evil.example", "", "a b"):
+        for method, path in (("GET", "/"), ("GET", "/api/options"), ("POST", "/api/games")):
+            r = client.request(method, path, headers={"host": host, **JSON}, content=b"{}")
+            assert r.status_code == 400 and "host" in r.json()["error"].lower(), (host, path)
+    assert len(tables) == 0
+    # The default answers the loopback names (any port), not the TestClient's name.
+    default = TestClient(create_app())
+    assert default.get("/api/options").status_code == 400
+    for host in ("127.0.0.1:8123", "localhost", "LOCALHOST:80", "[::1]:9000"):
+        assert default.get("/api/options", headers={"host": host}).status_code == 200, host
+
+
+def test_serve_answers_its_own_address_and_its_loopback_names_only():
+    from skipbo_env.apps.web.server import Guard, served_hosts
+
+    guard = Guard(None, served_hosts("127.0.0.1", 8000))
+    for host in ("127.0.0.1:8000", "localhost:8000", "[::1]:8000"):
+        assert guard.host_ok(parse(host), "http"), host
+    for host in ("127.0.0.1:8001", "localhost", "example.com:8000", "10.0.0.1:8000"):
+        assert not guard.host_ok(parse(host), "http"), host
+    lan = served_hosts("192.168.1.5", 8000, ["skipbo.lan"])
+    assert "192.168.1.5:8000" in lan and "skipbo.lan" in lan and "localhost:8000" not in lan
+    assert "[::1]:8080" in served_hosts("::1", 8080)
+
+
+def parse(host):
+    from skipbo_env.apps.web.server import parse_host
+
+    parsed = parse_host(host)
+    assert parsed is not None, host
+    return parsed
+
+
+def test_a_post_from_another_site_is_refused(client):
+    body = {"variant": "short", "opponents": ["naive"]}
+    for origin in ("http://evil.example", "null", "http://testserver:8080",
+                   "https://testserver", "http://testserver.evil.example", "file://"):
+        r = client.post("/api/games", json=body, headers={"origin": origin})
+        assert r.status_code == 403 and "cross-origin" in r.json()["error"], origin
+    assert len(client.app.state.tables) == 0
+    gid, state = _new(client)
+    r = client.post(f"/api/games/{gid}/move", headers={"origin": "http://evil.example"},
+                    json={"action": state["moves"][0]["action"], "version": state["version"]})
+    assert r.status_code == 403
+    _unchanged(client, gid, state)
+    # The page's own origin (and no Origin at all, as from curl) is fine.
+    r = client.post("/api/games", json=body, headers={"origin": "http://testserver"})
+    assert r.status_code == 200
+
+
+def test_a_post_that_is_not_json_is_refused_with_415(client):
+    """A cross-site form or a no-CORS fetch can send text/plain, a form or multipart, never
+    application/json: the server takes only the latter."""
+    body = json.dumps({"variant": "short", "opponents": ["naive"]})
+    for kind in ("text/plain", "application/x-www-form-urlencoded", "multipart/form-data",
+                 "application/jsonp", None):
+        headers = {} if kind is None else {"content-type": kind}
+        r = client.post("/api/games", content=body, headers=headers)
+        assert r.status_code == 415 and "application/json" in r.json()["error"], kind
+    assert len(client.app.state.tables) == 0
+    r = client.post("/api/games", content=body,
+                    headers={"content-type": "Application/JSON; charset=utf-8"})
+    assert r.status_code == 200
+
+
+def test_every_response_carries_the_security_headers(client):
+    gid, _ = _new(client)
+    answers = [client.get("/"), client.get("/static/app.js"), client.get("/static/style.css"),
+               client.get("/api/options"), client.get(f"/api/games/{gid}"),
+               client.get("/api/games/nope"), client.get("/static/missing.js"),
+               client.get("/", headers={"host": "evil.example"}),
+               client.post("/api/games", content=b"x"), client.get("/api/games")]
+    assert [r.status_code for r in answers] == [200] * 5 + [404, 404, 400, 415, 405]
+    for r in answers:
+        h = r.headers
+        assert "default-src 'self'" in h["content-security-policy"]
+        assert "frame-ancestors 'none'" in h["content-security-policy"]
+        assert "base-uri 'none'" in h["content-security-policy"]
+        assert "unsafe-inline" not in h["content-security-policy"]
+        assert h["x-content-type-options"] == "nosniff" and h["x-frame-options"] == "DENY"
+        assert h["referrer-policy"] == "no-referrer"
+    for r in answers[3:]:
+        assert r.headers["content-type"].startswith("application/json")
+        assert r.status_code == 200 or r.json()["error"]
+    assert answers[3].headers["cache-control"] == "no-store"
+
+
+def test_the_page_sends_json_on_every_post_and_has_no_inline_code():
+    import re
+
+    from skipbo_env.apps.web.server import STATIC
+
+    with open(f"{STATIC}/app.js") as f:
+        js = f.read()
+    with open(f"{STATIC}/index.html") as f:
+        html = f.read()
+    # One fetch in the page, in api(), which sends every body as JSON with its type.
+    assert js.count("fetch(") == 1 and "XMLHttpRequest" not in js and "sendBeacon" not in js
+    api = js[js.index("async function api("):js.index("fetch(")]
+    assert 'method: "POST"' in api and '"Content-Type": "application/json"' in api
+    assert "JSON.stringify(body)" in api
+    # Nothing the CSP would block: no inline script, style or handler in the page.
+    assert re.findall(r"<script\b[^>]*>", html) == ['<script src="/static/app.js">']
+    assert "<style" not in html and not re.search(r"\s(style|on\w+)=", html)
+    assert "innerHTML" not in js and "eval(" not in js and "setAttribute(\"style" not in js
+
+
+# -- one client cannot wipe the others -------------------------------------------------------------
+def _clients(app, *hosts):
+    return [TestClient(app, client=(h, 5000)) for h in hosts]
+
+
+def _gone(client, gid):
+    return client.get(f"/api/games/{gid}").status_code == 404
+
+
+def test_one_client_cannot_evict_another_clients_games():
+    app = app_for_tests(limit=10, per_client=3)
+    alice, mallory = _clients(app, "10.0.0.1", "10.0.0.2")
+    mine, _ = _new(alice)
+    theirs = [_new(mallory, seed=s)[0] for s in range(50)]
+    assert not _gone(alice, mine)  # however many games another client makes
+    # A client's games beyond its share replace its own least recently used ones.
+    assert [_gone(mallory, g) for g in theirs] == [True] * 47 + [False] * 3
+    assert len(app.state.tables) == 4
+
+
+def test_when_every_game_is_in_play_a_new_one_is_refused_with_503():
+    app = app_for_tests(limit=3, per_client=2)
+    a, b, c = _clients(app, "10.0.0.1", "10.0.0.2", "10.0.0.3")
+    kept = [_new(a)[0], _new(a)[0], _new(b)[0]]
+    r = c.post("/api/games", json={"variant": "short", "opponents": ["naive"]})
+    assert r.status_code == 503 and "full" in r.json()["error"]
+    assert not any(_gone(a, g) for g in kept)
+    # A client at its share may still start afresh: its own oldest game makes room.
+    newest, _ = _new(a)
+    assert _gone(a, kept[0]) and not _gone(a, kept[1]) and not _gone(b, kept[2])
+    assert not _gone(a, newest)
+
+
+def test_a_game_untouched_for_the_idle_age_is_dropped():
+    now = [1000.0]
+    app = app_for_tests(limit=2, idle=60.0, clock=lambda: now[0])
+    a, b = _clients(app, "10.0.0.1", "10.0.0.2")
+    kept, state = _new(a)
+    idle, _ = _new(b)
+    now[0] += 59
+    assert a.get(f"/api/games/{kept}").status_code == 200  # touched: kept alive
+    r = b.post("/api/games", json={"variant": "short", "opponents": ["naive"]})
+    assert r.status_code == 503  # both games still in play
+    now[0] += 2  # b's game is 61 s untouched, a's 2 s
+    assert _new(b)[0]  # the idle game made room
+    assert _gone(b, idle) and not _gone(a, kept)
+    now[0] += 60
+    assert _gone(a, kept)
+    assert len(app.state.tables) == 0
+
+
+# -- a bot that fails -----------------------------------------------------------------------------
+def test_an_opponent_that_does_not_fit_the_games_rules_is_refused_when_the_game_is_made():
+    """A checkpoint trained for two players offered a seat of a three-player game: refused
+    at creation (its spaces are checked then), not at its first move."""
+    ckpt = "checkpoints/short_2p.zip"
+    client = TestClient(app_for_tests(checkpoints=(ckpt,)))
+    r = client.post("/api/games", json={"variant": "short", "opponents": [ckpt, "naive"]})
+    assert r.status_code == 400, r.text
+    try:
+        import torch  # noqa: F401
+    except ImportError:  # without the train extra no checkpoint loads at all
+        assert "train extra" in r.json()["error"]
+    else:
+        assert ckpt in r.json()["error"]  # its spaces do not fit three players
+    assert len(client.app.state.tables) == 0
+
+
+def test_a_bot_that_fails_takes_the_persons_move_back(client, monkeypatch):
+    from skipbo_env.players.scripted import NaiveAgent
+
+    gid, state = _new(client)
+    discard = next(m for m in state["moves"] if m["target"]["zone"] == "discard")
+    session = client.app.state.tables.get(gid).session
+    log = list(session.log)
+
+    def broken(self, game):
+        raise RuntimeError("the bot broke")
+    monkeypatch.setattr(NaiveAgent, "act", broken)
+    body = {"action": discard["action"], "version": state["version"]}
+    r = client.post(f"/api/games/{gid}/move", json=body)
+    assert r.status_code == 500
+    assert "player 1 (naive) failed" in r.json()["error"] and "taken back" in r.json()["error"]
+    _unchanged(client, gid, state)  # the person's move too
+    assert session.log == log and session.human_to_move
+    monkeypatch.undo()
+    r = client.post(f"/api/games/{gid}/move", json=body)  # the same move now goes through
+    assert r.status_code == 200 and len(r.json()["events"]) > 1
+
+
+def test_a_session_snapshot_restores_the_game_scores_log_and_generators():
+    from skipbo_env.apps.session import PlaySession
+
+    session = PlaySession("short", ["random", "naive"], seed=4, stock_size=1)
+    snap = session.snapshot()
+    before = (session.public_state(), list(session.log), session.match.rng.random())
+    session.restore(snap)
+    while session.games < 3:  # play on, across games
+        if session.game.is_over:
+            session.new_game()
+        elif session.human_to_move:
+            session.play(session.legal_moves()[-1].action)
+        else:
+            session.play_bots()
+    session.restore(snap)
+    assert (session.public_state(), list(session.log), session.match.rng.random()) == before
+    assert session.games == 1 and session.wins == [0, 0, 0]
+
+
+# -- load and timeouts -----------------------------------------------------------------------------
+class running:
+    """`app` served by uvicorn (with `serve`'s settings) on a free loopback port."""
+
+    def __init__(self, app, **config):
+        self.app, self.config = app, config
+
+    def __enter__(self):
+        import socket
+        import threading
+        import time
+
+        import uvicorn
+
+        from skipbo_env.apps.web.server import server_config
+
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        self.server = uvicorn.Server(server_config(self.app, "127.0.0.1", self.port,
+                                                   **self.config))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        for _ in range(200):
+            if self.server.started:
+                break
+            time.sleep(0.05)
+        return f"http://127.0.0.1:{self.port}"
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+def test_cheap_requests_are_answered_while_bots_think(monkeypatch):
+    """Three moves against search bots are under way (their bots held mid-thought); the
+    options, and the state of a table whose move is under way, are answered meanwhile. The
+    bots think in the app's own pool, not on the event loop."""
+    import threading
+
+    import httpx
+
+    from skipbo_env.players.lookahead import LookaheadAgent
+
+    gate, thinking, where = threading.Event(), threading.Semaphore(0), set()
+    act = LookaheadAgent.act
+
+    def held(self, game):
+        where.add(threading.current_thread().name)
+        thinking.release()
+        assert gate.wait(60)
+        return act(self, game)
+    monkeypatch.setattr(LookaheadAgent, "act", held)
+    app = create_app(workers=2)
+    with running(app) as url, httpx.Client(base_url=url, timeout=60) as http:
+        games = []
+        for seed in range(3):
+            r = http.post("/api/games", json={"variant": "short", "stock_size": 3, "seed": seed,
+                                              "opponents": ["lookahead", "lookahead"]})
+            games.append((r.json()["id"], r.json()["state"]))
+        answers = {}
+
+        def move(gid, state):
+            discard = next(m for m in state["moves"] if m["target"]["zone"] == "discard")
+            answers[gid] = http.post(f"/api/games/{gid}/move", json={
+                "action": discard["action"], "version": state["version"]})
+        movers = [threading.Thread(target=move, args=g) for g in games]
+        for t in movers:
+            t.start()
+        try:
+            for _ in range(2):  # both workers hold a thinking bot
+                assert thinking.acquire(timeout=30)
+            for _ in range(3):
+                assert http.get("/api/options", timeout=5).status_code == 200
+                for gid, state in games:
+                    r = http.get(f"/api/games/{gid}", timeout=5)
+                    assert r.json()["state"] == state  # the last finished state
+            assert not answers  # every move was still under way
+        finally:
+            gate.set()
+            for t in movers:
+                t.join(timeout=60)
+    assert sorted(answers) == sorted(g for g, _ in games)
+    assert all(r.status_code == 200 and len(r.json()["events"]) > 1 for r in answers.values())
+    assert where and all(name.startswith("skipbo-bots") for name in where)
+
+
+def test_a_search_bot_in_the_server_thinks_within_its_rollout_budget(monkeypatch):
+    from skipbo_env.apps.session import PlaySession
+    from skipbo_env.apps.web.server import SEARCH_ROLLOUTS
+    from skipbo_env.players.lookahead import LookaheadAgent
+
+    assert LookaheadAgent(0).rollouts is None  # lookahead's own play is unchanged
+    counts, rollout = [], LookaheadAgent._rollout
+
+    def counted(self, game, view):
+        counts[-1] += 1
+        return rollout(self, game, view)
+    choose = LookaheadAgent.choose
+
+    def one_decision(self, view):
+        counts.append(0)
+        return choose(self, view)
+    monkeypatch.setattr(LookaheadAgent, "_rollout", counted)
+    monkeypatch.setattr(LookaheadAgent, "choose", one_decision)
+
+    def play(budget):
+        session = PlaySession("masters", ["lookahead"] * 2, seed=5, stock_size=4,
+                              search_rollouts=budget)
+        for _ in range(6):
+            if session.game.is_over:
+                break
+            session.play(session.legal_moves()[-1].action)
+            session.play_bots()
+        return session.log
+    counts.clear()
+    log = play(SEARCH_ROLLOUTS)
+    assert max(counts) <= SEARCH_ROLLOUTS and sum(c > 0 for c in counts) > 3
+    assert play(SEARCH_ROLLOUTS) == log  # a rollout budget keeps play a function of the seed
+    with pytest.raises(ValueError):
+        LookaheadAgent(0, rollouts=1)
+
+
+def test_a_body_that_does_not_arrive_in_time_is_answered_408():
+    import asyncio
+
+    app = app_for_tests(body_timeout=0.2)
+    sent = []
+
+    async def main():
+        chunks = [{"type": "http.request", "body": b'{"variant": "sh', "more_body": True}]
+
+        async def receive():
+            if chunks:
+                return chunks.pop()
+            await asyncio.sleep(60)  # the rest never comes
+
+        async def send(message):
+            sent.append(message)
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                 "method": "POST", "scheme": "http", "path": "/api/games",
+                 "raw_path": b"/api/games", "query_string": b"", "root_path": "",
+                 "headers": [(b"host", b"testserver"), (b"content-type", b"application/json"),
+                             (b"content-length", b"40")],
+                 "client": ("10.0.0.1", 5000), "server": ("testserver", 80)}
+        await asyncio.wait_for(app(scope, receive, send), 10)
+    asyncio.run(main())
+    assert sent[0]["status"] == 408
+    assert "did not arrive" in json.loads(sent[1]["body"])["error"]
+    assert len(app.state.tables) == 0
+
+
+def test_a_silent_or_slow_connection_is_closed():
+    import socket
+    import time
+
+    from skipbo_env.apps.web.server import (
+        KEEP_ALIVE,
+        MAX_CONNECTIONS,
+        MAX_HEADER_BYTES,
+        server_config,
+    )
+
+    config = server_config(create_app())
+    assert (config.timeout_keep_alive, config.limit_concurrency,
+            config.h11_max_incomplete_event_size) == (KEEP_ALIVE, MAX_CONNECTIONS,
+                                                      MAX_HEADER_BYTES)
+
+    def closed_after(sock, sent):
+        """Seconds until the server closes `sock` after `sent`, and what it answered."""
+        sock.settimeout(10)
+        start = time.monotonic()
+        sock.sendall(sent)
+        data = b""
+        while chunk := sock.recv(4096):  # a timeout here fails the test
+            data += chunk
+        return time.monotonic() - start, data
+
+    with running(create_app(), head_timeout=0.5, keep_alive=1) as url:
+        port = int(url.rsplit(":", 1)[1])
+        for sent in (b"", b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "):
+            with socket.create_connection(("127.0.0.1", port)) as sock:
+                took, data = closed_after(sock, sent)
+                assert data == b"" and took < 5, sent
+        # After an answer an idle keep-alive connection closes too.
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            took, data = closed_after(sock, b"GET /api/options HTTP/1.1\r\n"
+                                            b"Host: 127.0.0.1\r\n\r\n")
+            assert data.startswith(b"HTTP/1.1 200") and took < 5
+        with socket.create_connection(("127.0.0.1", port)) as big:
+            big.settimeout(10)
+            # A head growing past the limit is refused before it is complete.
+            big.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " +
+                        b"x" * (MAX_HEADER_BYTES + 100))
+            assert big.recv(4096).startswith(b"HTTP/1.1 4")
+
+
+# -- no 500 from odd bodies -----------------------------------------------------------------------
+def test_deeply_nested_json_or_a_lone_surrogate_is_refused_with_400(client):
+    gid, state = _new(client)
+    paths = ["/api/games"] + [f"/api/games/{gid}/{a}" for a in ("move", "undo", "hint", "next")]
+    bodies = [b"[" * 3000, b'{"a":' * 600 + b"1" + b"}" * 600, b'{"\\ud800": 1}',
+              b'{"\\udfff\\ud800x": [1], "version": 0}', b'{"variant": "\\ud800"}',
+              b'{"opponents": ["\\udc00"]}']
+    for path in paths:
+        for body in bodies:
+            r = client.post(path, content=body, headers=JSON)
+            assert r.status_code == 400, (path, body[:20], r.text)
+            assert r.json()["error"]
+        r = client.post(path, content=b"[" * 100000, headers=JSON)
+        assert r.status_code == 413
+    _unchanged(client, gid, state)

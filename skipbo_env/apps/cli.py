@@ -180,6 +180,13 @@ def main(argv: list[str] | None = None) -> int:
     sv.add_argument("--port", type=_port, default=8000)
     sv.add_argument("--checkpoint", action="append", default=[],
                     help="a checkpoint the page may choose as an opponent (repeatable)")
+    sv.add_argument("--max-games", type=_positive, default=None,
+                    help="games kept at once (default 200; when all are in play, new ones "
+                         "are refused)")
+    sv.add_argument("--allow-host", action="append", default=[], metavar="NAME[:PORT]",
+                    help="another name the server may be reached by, as browsers send it in "
+                         "the Host header (repeatable; the bound address and, on loopback, "
+                         "localhost/127.0.0.1/[::1] are always allowed)")
     tr = sub.add_parser("train", help="train MaskablePPO from a YAML config (train extra)",
                         add_help=False)
     tr.add_argument("rest", nargs=argparse.REMAINDER)
@@ -211,7 +218,9 @@ def main(argv: list[str] | None = None) -> int:
             except ImportError as e:
                 parser.error(f"skipbo serve needs the web extra (pip install -e '.[web]'): {e}")
             try:
-                serve(args.host, args.port, tuple(args.checkpoint))
+                extra = {} if args.max_games is None else {"max_games": args.max_games}
+                serve(args.host, args.port, tuple(args.checkpoint),
+                      allow_hosts=tuple(args.allow_host), **extra)
             except ValueError as e:
                 parser.error(str(e))
             except KeyboardInterrupt:

@@ -4,11 +4,14 @@
 the bots, and offers what both front ends need: the legal moves in words and as
 source/target pairs, the human's move, the bots' moves one at a time, a hint from `expert`,
 undo within the turn, a game log, and `public_state()`, the table as the human's seat sees
-it (built from that seat's `SeatView` only, so it holds no hidden card).
+it (built from that seat's `SeatView` only, so it holds no hidden card). Every bot is built
+(a checkpoint loaded and checked against the game's rules) when the session is made, and
+`snapshot()`/`restore()` let a front end take back a move sequence a bot failed in.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -21,6 +24,7 @@ from ..actions import HAND, STOCK, ActionKind
 from ..engine import COIN, Game, Phase, card_name
 from ..match import Match
 from ..players.base import Agent
+from ..players.lookahead import LookaheadAgent
 from ..players.registry import is_checkpoint, make_agent
 from ..rules import Rules
 from ..spec import GameSpec
@@ -143,11 +147,31 @@ def public_state(view: SeatView, names: list[str]) -> dict:
     }
 
 
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything a move sequence can change in a `PlaySession` (see `PlaySession.snapshot`)."""
+
+    match: Match
+    game: Game
+    wins: list[int]
+    games: int
+    log: list[str]
+    undo: list[tuple[Game, int]]
+    match_seed: int
+    rngs: list[Any]
+
+
 class PlaySession:
-    """One person (seat `human_seat`) against bots, game after game, scored as a match."""
+    """One person (seat `human_seat`) against bots, game after game, scored as a match.
+
+    Every opponent is built now, against the session's rules: a checkpoint is loaded and its
+    spaces checked, so a policy trained for other rules is refused here (ValueError), not at
+    its first move. `search_rollouts` caps the rollouts a `lookahead` bot spends per decision
+    (None: its own default, no cap), to bound its thinking time."""
 
     def __init__(self, variant: str = "standard", opponents: str | list[str] = "expert",
-                 seed: int | None = None, human_seat: int = 0, **overrides: Any):
+                 seed: int | None = None, human_seat: int = 0,
+                 search_rollouts: int | None = None, **overrides: Any):
         names = parse_opponents(opponents)
         self.rules = Rules.preset(variant, len(names) + 1, **overrides)
         n = self.rules.num_players
@@ -156,7 +180,11 @@ class PlaySession:
         others = [s for s in range(n) if s != human_seat]
         self.bots: dict[int, Agent] = {}
         for s, name in zip(others, names):
-            self.bots[s] = make_agent(name, int(rng.integers(2**31)))
+            bot_seed = int(rng.integers(2**31))
+            if name == LookaheadAgent.name and search_rollouts is not None:
+                self.bots[s] = LookaheadAgent(bot_seed, rollouts=search_rollouts)
+            else:
+                self.bots[s] = make_agent(name, bot_seed, self.rules)
         # A checkpoint is shown by its file name without the folder and ".zip".
         shown = [os.path.splitext(os.path.basename(x))[0] if is_checkpoint(x) else x
                  for x in names]
@@ -213,6 +241,31 @@ class PlaySession:
         state["points"] = [a + b for a, b in zip(self.match.scores, finished)]
         state["games"] = self.games
         return state
+
+    def snapshot(self) -> Snapshot:
+        """What `restore` needs to put the session back as it is now: the match and its game,
+        the scores, the log, the undo stack and every player's random generator."""
+        match = copy.copy(self.match)
+        match.scores = list(self.match.scores)
+        match.rng = copy.deepcopy(self.match.rng)
+        return Snapshot(match, self.game.clone(), list(self.wins), self.games, list(self.log),
+                        list(self._undo), self._match_seed,
+                        [copy.deepcopy(a.rng) for a in self._agents()])
+
+    def restore(self, snap: Snapshot) -> None:
+        """Put the session back as it was when `snap` was taken (by `snapshot`)."""
+        match = copy.copy(snap.match)
+        match.scores = list(snap.match.scores)
+        match.rng = copy.deepcopy(snap.match.rng)
+        match.game = snap.game.clone()
+        self.match = match
+        self.wins, self.games, self.log = list(snap.wins), snap.games, list(snap.log)
+        self._undo, self._match_seed = list(snap.undo), snap.match_seed
+        for agent, rng in zip(self._agents(), snap.rngs):
+            agent.rng = copy.deepcopy(rng)
+
+    def _agents(self) -> list[Agent]:
+        return [*self.bots.values(), self._helper]
 
     # -- moves --------------------------------------------------------------------------------
     def play(self, action: int) -> str:

@@ -21,6 +21,11 @@ class LookaheadAgent(ExpertAgent):
 
     Playing its own stock top is never searched (a number goes where `expert` puts it), nor is
     a toll; everything else is: which cards to play and where, when to stop, what to discard.
+    `rollouts` caps the rollouts one decision may spend (None, the default: no cap, the
+    play measured in docs/agents.md). Under a cap the deals are shared out: every distinct
+    action gets ``min(samples, rollouts // actions)`` deals (at least two; when the cap cannot
+    give each action two, `expert`'s choice is played unsearched), the follow-up only what is
+    left. The cap counts rollouts, not seconds, so play stays a function of the seed.
     Mirror: none (a search player; it runs on the reference engine)"""
 
     name = "lookahead"
@@ -31,9 +36,11 @@ class LookaheadAgent(ExpertAgent):
     FOLLOW_UP_ACTIONS = 3  # ... at most this many of them ...
     FOLLOW_UP = 3  # ... and this many times `samples` more deals
 
-    def __init__(self, seed: int = 0, samples: int = SAMPLES):
+    def __init__(self, seed: int = 0, samples: int = SAMPLES, rollouts: int | None = None):
         super().__init__(seed)
         self.samples = checks.integer(samples, "samples", minimum=2)
+        self.rollouts = None if rollouts is None else checks.integer(rollouts, "rollouts",
+                                                                     minimum=2)
 
     def choose(self, view: SeatView) -> int:
         toll = toll_or_none(view)
@@ -48,16 +55,27 @@ class LookaheadAgent(ExpertAgent):
         expert = ExpertAgent.choose(self, view)
         if len(view.legal_actions) == 1:
             return expert
-        games = [Game.from_view(view, self.rng) for _ in range(self.samples)]
+        budget = self.rollouts
+        games = [Game.from_view(view, self.rng)
+                 for _ in range(self.samples if budget is None else 1)]
         candidates = self._distinct(view, games[0], expert)
         if len(candidates) == 1:
             return expert
+        follow_up = self.samples * self.FOLLOW_UP
+        if budget is not None:
+            deals = min(self.samples, budget // len(candidates))
+            if deals < 2:
+                return expert  # the cap cannot pay for a search worth the name
+            games += [Game.from_view(view, self.rng) for _ in range(deals - 1)]
+            budget -= deals * len(candidates)
         values = self._values(view, candidates, games)
         z = self._z(values)
         # The promising actions (and expert's) get `FOLLOW_UP` times as many more deals.
         promising = [i for i in np.argsort(-z)[:self.FOLLOW_UP_ACTIONS] if z[i] > self.Z_FOLLOW]
-        if promising:
-            more = [Game.from_view(view, self.rng) for _ in range(self.samples * self.FOLLOW_UP)]
+        if promising and budget is not None:
+            follow_up = min(follow_up, budget // (len(promising) + 1))
+        if promising and follow_up > 0:
+            more = [Game.from_view(view, self.rng) for _ in range(follow_up)]
             keep = [candidates[0]] + [candidates[i + 1] for i in promising]
             values = np.concatenate([values[[0] + [i + 1 for i in promising]],
                                      self._values(view, keep, more)], axis=1)

@@ -6,9 +6,10 @@ stock cards below the top or the draw order) and sends moves, which the server c
 
 API (JSON):
 - ``GET /``: the page.
+- ``GET /api/options``: the variants, players and checkpoints a game may use.
 - ``POST /api/games`` ``{"variant", "opponents": [names], "stock_size"?, "seed"?}``: a new
-  table; answers ``{"id", "state"}``. The id is unguessable (128 random bits).
-- ``GET /api/games/{id}``: ``{"id", "state"}``.
+  table; answers ``{"id", "state", "events"}``. The id is unguessable (128 random bits).
+- ``GET /api/games/{id}``: ``{"id", "state"}`` (the state after the last finished request).
 - ``POST /api/games/{id}/move`` ``{"action": n, "version": v}``: the human's move, then the
   bots' moves up to the human's next turn; answers ``{"state", "events": [{"seat", "text",
   "state"}, ...]}`` (each bot move with the table after it, for animation). ``version`` is
@@ -16,18 +17,46 @@ API (JSON):
   old state, or against another game's state, is refused (409).
 - ``POST /api/games/{id}/undo`` ``{"version": v}``, ``POST /api/games/{id}/hint``,
   ``POST /api/games/{id}/next`` (the next game at the same table, scores kept).
-Errors: 400 malformed JSON or fields, 404 unknown game, 409 not your turn / stale version /
-game over, 413 request too large, 422 illegal move. A refused request changes nothing.
+Errors, always ``{"error": "..."}``: 400 malformed JSON or fields (or a Host header missing or
+not one served), 403 a POST from another origin, 404 unknown game, 408 a body not sent in
+time, 409 not your turn / stale version / game over, 413 request too large, 415 a POST that
+is not ``application/json``, 422 illegal move, 500 a bot failed (the request is taken back
+whole), 503 every table is in play. A refused request changes nothing.
+
+Security model (docs/play.md, "The web server's safeguards"):
+- Requests must name a served address in ``Host`` (stops DNS rebinding); POSTs must carry
+  ``Content-Type: application/json`` and no foreign ``Origin`` (stops other sites' pages
+  from driving the server: a cross-site form or a no-CORS fetch cannot send that type).
+- Every response carries a strict Content-Security-Policy (the page has no inline script or
+  style), ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY``,
+  ``Referrer-Policy: no-referrer`` and ``Cross-Origin-Resource-Policy: same-origin``.
+- Tables: at most `MAX_TABLES`, at most `MAX_PER_CLIENT` per client address (a client's next
+  game replaces its least recently used one), dropped when untouched for `IDLE_SECONDS`;
+  when every table is in play a new game is refused (503), never someone else's evicted.
+- Bots think, and checkpoints load, in a small dedicated thread pool (`WORKERS`), never on
+  the event loop; `lookahead` bots get a rollout budget per decision (`SEARCH_ROLLOUTS`).
+  A move sequence in which a bot fails is undone whole (500).
+- Connections: a request head must arrive within `HEAD_TIMEOUT` seconds and a body within
+  `BODY_TIMEOUT` (408); idle keep-alive connections close after `KEEP_ALIVE` seconds; heads
+  over `MAX_HEADER_BYTES` and more than `MAX_CONNECTIONS` at once are refused by uvicorn.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ipaddress
 import json
+import logging
 import os
+import re
 import secrets
+import socket
 import threading
+import time
 from collections import OrderedDict
+from collections.abc import Callable, Collection, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ... import checks
@@ -36,8 +65,34 @@ from ...rules import VARIANTS
 from ..session import MAX_OPPONENTS, PlaySession
 
 MAX_BODY = 4096  # bytes: every request the page sends is far smaller
-MAX_TABLES = 200  # tables kept; the least recently used goes first
+MAX_TABLES = 200  # tables kept in all
+MAX_PER_CLIENT = 20  # tables kept per client address
+IDLE_SECONDS = 3600.0  # a table untouched this long is dropped
+BODY_TIMEOUT = 10.0  # seconds to send a request body
+HEAD_TIMEOUT = 10.0  # seconds to send a request head (uvicorn has no such limit itself)
+KEEP_ALIVE = 5  # seconds an idle keep-alive connection stays open
+MAX_HEADER_BYTES = 16 * 1024  # a request head larger than this is refused
+MAX_CONNECTIONS = 100  # connections and requests at once; more get 503 from uvicorn
+WORKERS = 4  # threads for bots and checkpoint loading
+SEARCH_ROLLOUTS = 64  # rollouts a `lookahead` bot may spend per decision
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 STATIC = os.path.join(os.path.dirname(__file__), "static")
+
+CSP = ("default-src 'self'; img-src 'self' data:; object-src 'none'; frame-ancestors 'none'; "
+       "base-uri 'none'; form-action 'self'")
+SECURITY_HEADERS = [
+    (b"content-security-policy", CSP.encode()),
+    (b"x-content-type-options", b"nosniff"),
+    (b"x-frame-options", b"DENY"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"cross-origin-resource-policy", b"same-origin"),
+]
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+_HOST_NAME = re.compile(r"[a-z0-9_.-]+")
+_PORT = re.compile(r"[0-9]{1,5}")
+
+log = logging.getLogger(__name__)
 
 
 class ApiError(Exception):
@@ -46,15 +101,176 @@ class ApiError(Exception):
         self.status, self.message = status, message
 
 
-class Table:
-    """A session behind an id, with a version that counts its changes, and a lock."""
+class BotFailed(Exception):
+    """A bot raised while choosing its move."""
 
-    def __init__(self, session: PlaySession):
+    def __init__(self, seat: int, name: str, error: BaseException):
+        super().__init__(f"player {seat} ({name}) failed to move: {type(error).__name__}: "
+                         f"{error}")
+
+
+def to_json(data: Any) -> bytes:
+    """`data` as JSON bytes, every non-ASCII character escaped (so a lone surrogate from a
+    request, quoted back in an error message, cannot break the encoding)."""
+    return json.dumps(data, ensure_ascii=True, separators=(",", ":")).encode("ascii")
+
+
+# -- hosts and origins ----------------------------------------------------------------------------
+def parse_host(text: str) -> tuple[str, int | None] | None:
+    """``name[:port]`` (a Host header, or an allowed host) as (lower-case name, port or None);
+    an IPv6 address in brackets; None if malformed."""
+    text = text.strip().lower()
+    port_text: str | None
+    if text.startswith("["):
+        name, sep, rest = text.partition("]")
+        name += "]"
+        try:
+            ipaddress.IPv6Address(name[1:-1])
+        except ValueError:
+            return None
+        if not sep or (rest and not rest.startswith(":")):
+            return None
+        port_text = rest[1:] if rest else None
+    else:
+        name, sep, port_text = text.partition(":")
+        if not sep:
+            port_text = None
+        if not _HOST_NAME.fullmatch(name):
+            return None
+    if port_text is None:
+        return name, None
+    if not _PORT.fullmatch(port_text) or not 0 < int(port_text) < 65536:
+        return None
+    return name, int(port_text)
+
+
+def _is_ipv6(text: str) -> bool:
+    try:
+        ipaddress.IPv6Address(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _bracket(name: str) -> str:
+    return f"[{name}]" if ":" in name and not name.startswith("[") else name
+
+
+def served_hosts(host: str, port: int, extra: Iterable[str] = ()) -> list[str]:
+    """The ``Host`` values a server bound to `host`:`port` answers: that address, its
+    loopback equivalents (``localhost``, ``127.0.0.1``, ``[::1]``) when it is a loopback or
+    wildcard address, the machine's names when it is a wildcard address, and `extra`. Port 0
+    (any free port) allows any port."""
+    names = {_bracket(host)}
+    wildcard = host in ("", "0.0.0.0", "::")
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        loopback = False
+    if loopback or wildcard:
+        names.update(LOOPBACK)
+    if wildcard:  # the machine's own names, those that are valid host names
+        names.update(n.lower() for n in (socket.gethostname(), socket.getfqdn())
+                     if parse_host(n) is not None)
+    names.discard("")
+    return sorted(f"{n}:{port}" if port else n for n in names) + list(extra)
+
+
+class Guard:
+    """Pure ASGI middleware: refuses a request whose Host is not served (400), a POST from a
+    foreign Origin (403) or not of type application/json (415); adds `SECURITY_HEADERS`
+    (and ``Cache-Control: no-store`` under /api/) to every response."""
+
+    state: Any = None  # the wrapped app's state (tests and tools reach the tables there)
+
+    def __init__(self, app, allowed_hosts: Collection[str]):
+        self.app = app
+        self.allowed: set[tuple[str, int | None]] = set()
+        for spec in allowed_hosts:
+            parsed = parse_host(_bracket(spec) if _is_ipv6(spec) else spec)
+            if parsed is None:
+                raise ValueError(f"not a host[:port]: {spec!r}")
+            self.allowed.add(parsed)
+
+    def host_ok(self, host: tuple[str, int | None], scheme: str) -> bool:
+        name, port = host
+        default = 443 if scheme == "https" else 80
+        return (name, None) in self.allowed or (name, port) in self.allowed or \
+            (port is None and (name, default) in self.allowed)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        api = scope["path"].startswith("/api/")
+
+        async def send_secure(message):
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {k.lower() for k, _ in headers}
+                headers += [(k, v) for k, v in SECURITY_HEADERS if k not in present]
+                if api and b"cache-control" not in present:
+                    headers.append((b"cache-control", b"no-store"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        refusal = self.refusal(scope)
+        if refusal is not None:
+            status, text = refusal
+            body = to_json({"error": text})
+            await send_secure({"type": "http.response.start", "status": status, "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode())]})
+            await send_secure({"type": "http.response.body", "body": body})
+            return
+        await self.app(scope, receive, send_secure)
+
+    def refusal(self, scope) -> tuple[int, str] | None:
+        headers: dict[str, list[str]] = {}
+        for k, v in scope.get("headers", []):
+            headers.setdefault(k.decode("latin-1").lower(), []).append(v.decode("latin-1"))
+        scheme = scope.get("scheme", "http")
+        hosts = headers.get("host", [])
+        if len(hosts) != 1:
+            return 400, "the request needs exactly one Host header"
+        host = parse_host(hosts[0])
+        if host is None or not self.host_ok(host, scheme):
+            return 400, (f"this server does not answer for host {hosts[0]!r} (a page reaching "
+                         f"it under another name is refused; see skipbo serve --allow-host)")
+        if scope["method"] in SAFE_METHODS:
+            return None
+        origins = headers.get("origin", [])
+        if origins:
+            origin = origins[0].strip().lower()
+            o_scheme, sep, o_host = origin.partition("://")
+            parsed = parse_host(o_host) if sep and o_scheme in ("http", "https") else None
+            default = 443 if o_scheme == "https" else 80
+            norm = None if parsed is None else (parsed[0], parsed[1] or default)
+            own = (host[0], host[1] or (443 if scheme == "https" else 80))
+            if len(origins) != 1 or o_scheme != scheme or norm != own:
+                return 403, (f"cross-origin request refused: Origin {origins[0]!r} is not "
+                             f"this server")
+        types = headers.get("content-type", [])
+        media = types[0].split(";", 1)[0].strip().lower() if len(types) == 1 else ""
+        if media != "application/json":
+            return 415, "a POST must have Content-Type: application/json"
+        return None
+
+
+# -- tables ----------------------------------------------------------------------------------------
+class Table:
+    """A session behind an id, with a version that counts its changes, a lock, the state
+    after its last change (for readers while a move is under way), its client and when it
+    was last touched."""
+
+    def __init__(self, session: PlaySession, client: str = "local", now: float = 0.0):
         self.session = session
         # Versions count the table's changes from a random start, so a state (and a move
         # chosen in it) from one table never carries a version another table has.
         self.version = secrets.randbelow(2**50)
-        self.lock = asyncio.Lock()  # one request at a time per table
+        self.lock = asyncio.Lock()  # one changing request at a time per table
+        self.client, self.touched = client, now
+        self.opening: list[dict] = []  # the bots' moves before the person's first turn
+        self.published = self.state()
 
     def state(self) -> dict:
         state = self.session.public_state()
@@ -62,17 +278,57 @@ class Table:
         state["names"] = list(self.session.names)
         return state
 
+    def publish(self) -> dict:
+        self.published = self.state()
+        return self.published
+
 
 class TableStore:
-    """The games being played, by id."""
+    """The games being played, by id: at most `limit` in all and `per_client` per client
+    (its least recently used game goes to make room for its next); a game untouched for
+    `idle` seconds (by `clock`) is dropped. When every kept game is in play, a new one is
+    refused (503) rather than someone else's evicted."""
 
-    def __init__(self, allowed_checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES):
-        self._tables: OrderedDict[str, Table] = OrderedDict()
+    def __init__(self, allowed_checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES,
+                 per_client: int = MAX_PER_CLIENT, idle: float = IDLE_SECONDS,
+                 clock: Callable[[], float] = time.monotonic,
+                 search_rollouts: int | None = SEARCH_ROLLOUTS):
+        self._tables: OrderedDict[str, Table] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
         self.allowed_checkpoints = allowed_checkpoints
-        self.limit = limit
+        self.limit = checks.integer(limit, "limit", minimum=1)
+        self.per_client = checks.integer(per_client, "per_client", minimum=1)
+        if not idle > 0:
+            raise ValueError(f"idle must be a positive number of seconds, got {idle!r}")
+        self.idle, self.clock, self.search_rollouts = idle, clock, search_rollouts
 
-    def create(self, body: dict) -> tuple[str, Table]:
+    def __len__(self) -> int:
+        """The games in play (those not idle)."""
+        with self._lock:
+            self._sweep(self.clock())
+            return len(self._tables)
+
+    def _sweep(self, now: float) -> None:
+        """Drop the games untouched for `idle` seconds (the lock is held)."""
+        while self._tables:
+            key, table = next(iter(self._tables.items()))
+            if now - table.touched < self.idle:
+                break
+            del self._tables[key]
+
+    def has_room(self, client: str) -> None:
+        """Raise 503 if a new game of `client` could not be kept now (a cheap check before a
+        game is built)."""
+        with self._lock:
+            self._sweep(self.clock())
+            mine = sum(t.client == client for t in self._tables.values())
+            if len(self._tables) >= self.limit and mine < self.per_client:
+                raise ApiError(503, f"the server is full ({self.limit} games in play); try "
+                                    f"again later")
+
+    def build(self, body: dict) -> Table:
+        """A new table from a POST /api/games body (not kept yet: see `add`); its bots' moves
+        before the person's first turn are made (`Table.opening`)."""
         variant = body.get("variant", "standard")
         if variant not in VARIANTS:
             raise ApiError(400, f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}")
@@ -92,32 +348,63 @@ class TableStore:
                 raise ApiError(400, f"stock_size must be an integer from 1 to 50, got {stock!r}")
             overrides["stock_size"] = stock
         seed = body.get("seed")
-        if seed is not None and (not checks.is_integer(seed) or seed < 0):
-            raise ApiError(400, f"seed must be a non-negative integer, got {seed!r}")
+        if seed is not None and (not checks.is_integer(seed) or not 0 <= seed < 2**128):
+            raise ApiError(400, f"seed must be an integer from 0 to 2**128 - 1, got {seed!r}")
         unknown = set(body) - {"variant", "opponents", "stock_size", "seed"}
         if unknown:
-            raise ApiError(400, f"unknown field(s) {', '.join(sorted(unknown))}")
+            raise ApiError(400, f"unknown field(s) {', '.join(map(repr, sorted(unknown)))}")
         try:
-            session = PlaySession(variant, opponents, seed=seed, **overrides)
+            # Every opponent is built now against these rules: a checkpoint is loaded and
+            # refused here if its spaces do not fit, not at its first move.
+            session = PlaySession(variant, opponents, seed=seed,
+                                  search_rollouts=self.search_rollouts, **overrides)
         except ValueError as e:
             raise ApiError(400, str(e)) from None
         table = Table(session)
+        try:
+            table.opening = _bots(table)  # bots who start first
+        except BotFailed as e:
+            raise ApiError(500, f"{e}; no game was made") from None
+        table.publish()
+        return table
+
+    def add(self, table: Table, client: str = "local") -> str:
+        """Keep `table` for `client`; its id."""
         key = secrets.token_urlsafe(16)
         with self._lock:
+            now = self.clock()
+            self._sweep(now)
+            mine = [k for k, t in self._tables.items() if t.client == client]
+            while len(mine) >= self.per_client:
+                del self._tables[mine.pop(0)]  # the client's least recently used game
+            if len(self._tables) >= self.limit:
+                raise ApiError(503, f"the server is full ({self.limit} games in play); try "
+                                    f"again later")
+            table.client, table.touched = client, now
             self._tables[key] = table
-            while len(self._tables) > self.limit:
-                self._tables.popitem(last=False)
-        return key, table
+        return key
+
+    def create(self, body: dict, client: str = "local") -> tuple[str, Table]:
+        """`build` and `add` at once (for tools and tests)."""
+        self.has_room(client)
+        table = self.build(body)
+        return self.add(table, client), table
 
     def get(self, key: str) -> Table:
         with self._lock:
+            now = self.clock()
             table = self._tables.get(key)
+            if table is not None and now - table.touched >= self.idle:
+                del self._tables[key]
+                table = None
             if table is None:
                 raise ApiError(404, "no such game (unknown or expired id)")
+            table.touched = now
             self._tables.move_to_end(key)
             return table
 
 
+# -- requests -------------------------------------------------------------------------------------
 def _version(body: dict, table: Table) -> None:
     version = body.get("version")
     if not checks.is_integer(version):
@@ -128,17 +415,59 @@ def _version(body: dict, table: Table) -> None:
 
 
 def _bots(table: Table) -> list[dict]:
+    """The bots' moves up to the person's turn, as events; BotFailed if one raises."""
+    session = table.session
     events = []
-    for seat, bot_move in table.session.bot_moves():
+    moves = session.bot_moves()
+    while True:
+        seat = session.game.current_player
+        try:
+            item = next(moves, None)
+        except Exception as e:
+            raise BotFailed(seat, session.names[seat], e) from e
+        if item is None:
+            return events
+        seat, bot_move = item
         table.version += 1
         events.append({"seat": seat, **bot_move.to_dict(), "state": table.state()})
-    return events
 
 
-def move(table: Table, body: dict) -> dict:
-    unknown = set(body) - {"action", "version"}
+def atomic(action: Callable[[Table, dict], dict]) -> Callable[[Table, dict], dict]:
+    """`action` made all or nothing: if it raises, the table is put back as it was (a bot
+    that fails takes the person's move back with it), and the error is an ApiError."""
+    def run(table: Table, body: dict) -> dict:
+        before, version = table.session.snapshot(), table.version
+        try:
+            result = action(table, body)
+        except ApiError:
+            table.session.restore(before)
+            table.version = version
+            raise
+        except BotFailed as e:
+            table.session.restore(before)
+            table.version = version
+            raise ApiError(500, f"{e}; the request was taken back, the game is as it was "
+                                f"before it") from None
+        except Exception as e:
+            log.exception("request failed")
+            table.session.restore(before)
+            table.version = version
+            raise ApiError(500, f"internal error ({type(e).__name__}); the request was taken "
+                                f"back, the game is as it was before it") from None
+        table.publish()
+        return result
+    return run
+
+
+def _fields(body: dict, allowed: set[str]) -> None:
+    unknown = set(body) - allowed
     if unknown:
-        raise ApiError(400, f"unknown field(s) {', '.join(sorted(unknown))}")
+        raise ApiError(400, f"unknown field(s) {', '.join(map(repr, sorted(unknown)))}")
+
+
+@atomic
+def move(table: Table, body: dict) -> dict:
+    _fields(body, {"action", "version"})
     action = body.get("action")
     if not checks.is_integer(action):
         raise ApiError(400, "action (an integer, one of the state's moves) is required")
@@ -158,7 +487,9 @@ def move(table: Table, body: dict) -> dict:
     return {"state": table.state(), "events": events}
 
 
+@atomic
 def undo(table: Table, body: dict) -> dict:
+    _fields(body, {"version"})
     _version(body, table)
     try:
         text = table.session.undo()
@@ -168,14 +499,17 @@ def undo(table: Table, body: dict) -> dict:
     return {"state": table.state(), "undone": text}
 
 
-def hint(table: Table) -> dict:
+def hint(table: Table, body: dict) -> dict:
+    _fields(body, set())
     try:
         return {"hint": table.session.hint().to_dict()}
     except ValueError as e:
         raise ApiError(409, str(e)) from None
 
 
-def next_game(table: Table) -> dict:
+@atomic
+def next_game(table: Table, body: dict) -> dict:
+    _fields(body, set())
     try:
         table.session.new_game()
     except ValueError as e:
@@ -185,92 +519,219 @@ def next_game(table: Table) -> dict:
     return {"state": table.state(), "events": events}
 
 
-def create_app(checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES):
-    """The Starlette app; `checkpoints` are the checkpoint paths the page may choose as
-    opponents (besides the scripted players)."""
+def create_app(checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES, *,
+               allowed_hosts: Collection[str] = LOOPBACK, per_client: int = MAX_PER_CLIENT,
+               idle: float = IDLE_SECONDS, clock: Callable[[], float] = time.monotonic,
+               body_timeout: float = BODY_TIMEOUT, workers: int = WORKERS,
+               search_rollouts: int | None = SEARCH_ROLLOUTS):
+    """The Starlette app (wrapped in `Guard`). `checkpoints` are the checkpoint paths the page
+    may choose as opponents (besides the scripted players); `allowed_hosts` the ``Host``
+    values answered, each ``name`` (any port) or ``name:port`` (default: the loopback names
+    on any port; `serve` gives the address it binds; tests give ``testserver``); `limit`,
+    `per_client`, `idle` and `clock` go to the `TableStore`; `body_timeout` bounds reading a
+    body (408); `workers` threads run the bots; `search_rollouts` caps a `lookahead` bot's
+    rollouts per decision (None: no cap)."""
     from starlette.applications import Starlette
-    from starlette.concurrency import run_in_threadpool
-    from starlette.requests import Request
+    from starlette.exceptions import HTTPException
+    from starlette.requests import ClientDisconnect, Request
     from starlette.responses import FileResponse, JSONResponse
     from starlette.routing import Mount, Route
     from starlette.staticfiles import StaticFiles
 
-    tables = TableStore(tuple(checkpoints), limit)
+    class Json(JSONResponse):
+        def render(self, content: Any) -> bytes:
+            return to_json(content)
 
-    async def body_of(request: Request) -> dict:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-            raise ApiError(413, f"request body over {MAX_BODY} bytes")
+    tables = TableStore(tuple(checkpoints), limit, per_client, idle, clock, search_rollouts)
+    pool = ThreadPoolExecutor(max_workers=checks.integer(workers, "workers", minimum=1),
+                              thread_name_prefix="skipbo-bots")
+
+    async def off_loop(fn, *args):
+        """`fn(*args)` in the bots' pool, not on the event loop."""
+        return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+
+    async def read(request: Request) -> bytes:
         raw = b""
         async for chunk in request.stream():
             raw += chunk
             if len(raw) > MAX_BODY:
                 raise ApiError(413, f"request body over {MAX_BODY} bytes")
+        return raw
+
+    async def body_of(request: Request) -> dict:
+        length = request.headers.get("content-length")
+        if length is not None and (not (length.isascii() and length.isdigit())
+                                   or int(length) > MAX_BODY):
+            raise ApiError(413, f"request body over {MAX_BODY} bytes")
+        try:
+            raw = await asyncio.wait_for(read(request), body_timeout)
+        except asyncio.TimeoutError:
+            raise ApiError(408, f"the request body did not arrive within {body_timeout:g} "
+                                f"seconds") from None
+        except ClientDisconnect:
+            raise ApiError(400, "the client went away while sending the body") from None
         if not raw.strip():
             return {}
         try:
             data = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             raise ApiError(400, f"malformed JSON: {e}") from None
+        except RecursionError:
+            raise ApiError(400, "malformed JSON: nested too deeply") from None
+        except ValueError as e:  # e.g. an integer over Python's digit limit
+            raise ApiError(400, f"malformed JSON: {e}") from None
         if not isinstance(data, dict):
             raise ApiError(400, "the request body must be a JSON object")
         return data
 
     def error(e: ApiError) -> JSONResponse:
-        return JSONResponse({"error": e.message}, status_code=e.status)
+        return Json({"error": e.message}, status_code=e.status)
+
+    def guarded(endpoint):
+        async def run(request: Request):
+            try:
+                return await endpoint(request)
+            except ApiError as e:
+                return error(e)
+            except Exception as e:
+                log.exception("request failed")
+                return error(ApiError(500, f"internal error ({type(e).__name__})"))
+        return run
 
     async def page(request: Request):
         return FileResponse(os.path.join(STATIC, "index.html"))
 
     async def options(request: Request):
-        return JSONResponse({"variants": list(VARIANTS), "players": list(SCRIPTED),
-                             "checkpoints": list(checkpoints), "max_opponents": MAX_OPPONENTS})
+        return Json({"variants": list(VARIANTS), "players": list(SCRIPTED),
+                     "checkpoints": list(checkpoints), "max_opponents": MAX_OPPONENTS})
 
+    @guarded
     async def new(request: Request):
-        try:
-            body = await body_of(request)
-            key, table = tables.create(body)
-            async with table.lock:
-                events = await run_in_threadpool(_bots, table)  # bots who start first
-                return JSONResponse({"id": key, "state": table.state(), "events": events})
-        except ApiError as e:
-            return error(e)
+        body = await body_of(request)
+        client = request.client.host if request.client else "unknown"
+        tables.has_room(client)
+        table = await off_loop(tables.build, body)  # loads checkpoints, plays opening bots
+        key = tables.add(table, client)
+        return Json({"id": key, "state": table.published, "events": table.opening})
+
+    @guarded
+    async def show(request: Request):
+        table = tables.get(request.path_params["id"])
+        # The state after the last finished request: answered at once, even while a move
+        # of this table is under way.
+        return Json({"id": request.path_params["id"], "state": table.published})
 
     def handler(action):
+        @guarded
         async def endpoint(request: Request):
-            try:
-                body = await body_of(request)
-                table = tables.get(request.path_params["id"])
-                async with table.lock:  # bots think in a worker thread, not the event loop
-                    result = await run_in_threadpool(action, table, body)
-                return JSONResponse(result)
-            except ApiError as e:
-                return error(e)
+            body = await body_of(request)
+            table = tables.get(request.path_params["id"])
+            async with table.lock:
+                return Json(await off_loop(action, table, body))
         return endpoint
+
+    async def http_error(request: Request, exc: Exception):
+        status = exc.status_code if isinstance(exc, HTTPException) else 500
+        detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
+        return Json({"error": detail}, status_code=status,
+                    headers=getattr(exc, "headers", None))
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        yield
+        pool.shutdown(wait=False, cancel_futures=True)
 
     routes = [
         Route("/", page),
         Route("/api/options", options),
         Route("/api/games", new, methods=["POST"]),
-        Route("/api/games/{id}", handler(lambda t, b: {"state": t.state()})),
+        Route("/api/games/{id}", show),
         Route("/api/games/{id}/move", handler(move), methods=["POST"]),
         Route("/api/games/{id}/undo", handler(undo), methods=["POST"]),
-        Route("/api/games/{id}/hint", handler(lambda t, b: hint(t)), methods=["POST"]),
-        Route("/api/games/{id}/next", handler(lambda t, b: next_game(t)), methods=["POST"]),
+        Route("/api/games/{id}/hint", handler(hint), methods=["POST"]),
+        Route("/api/games/{id}/next", handler(next_game), methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    app = Starlette(routes=routes)
-    app.state.tables = tables  # for tests and tools
+    inner = Starlette(routes=routes, exception_handlers={HTTPException: http_error},
+                      lifespan=lifespan)
+    inner.state.tables = tables  # for tests and tools
+    inner.state.pool = pool
+    app = Guard(inner, allowed_hosts)
+    app.state = inner.state
     return app
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, checkpoints: tuple[str, ...] = ()) -> None:
-    """Run the server until interrupted (prints the address first)."""
+def head_timeout_protocol(timeout: float = HEAD_TIMEOUT):
+    """uvicorn's h11 protocol, closing a connection whose request head has not fully arrived
+    `timeout` seconds after it opened or after its last response (uvicorn times out only an
+    idle keep-alive connection, not a slow or silent one)."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class HeadTimeoutProtocol(H11Protocol):
+        _head_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport):  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            if self._between_requests():
+                self._arm()
+            super().data_received(data)
+            if not self._between_requests():
+                self._disarm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def _between_requests(self) -> bool:
+            return self.cycle is None or self.cycle.response_complete
+
+        def _arm(self) -> None:
+            if self._head_timer is None:
+                self._head_timer = self.loop.call_later(timeout, self._expire)
+
+        def _disarm(self) -> None:
+            if self._head_timer is not None:
+                self._head_timer.cancel()
+                self._head_timer = None
+
+        def _expire(self) -> None:
+            self._head_timer = None
+            if self._between_requests() and not self.transport.is_closing():
+                self.transport.close()
+
+    return HeadTimeoutProtocol
+
+
+def server_config(app, host: str = "127.0.0.1", port: int = 8000, *,
+                  head_timeout: float = HEAD_TIMEOUT, keep_alive: int = KEEP_ALIVE,
+                  max_connections: int = MAX_CONNECTIONS):
+    """The uvicorn configuration `serve` runs `app` with: the connection limits above."""
+    import uvicorn
+
+    return uvicorn.Config(app, host=host, port=port, log_level="warning",
+                          http=head_timeout_protocol(head_timeout),
+                          timeout_keep_alive=keep_alive,
+                          h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+                          limit_concurrency=max_connections, timeout_graceful_shutdown=5)
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, checkpoints: tuple[str, ...] = (), *,
+          max_games: int = MAX_TABLES, allow_hosts: tuple[str, ...] = ()) -> None:
+    """Run the server until interrupted (prints the address first). It answers only requests
+    naming `host`:`port` (or its loopback equivalents, or `allow_hosts`) in their Host."""
     import uvicorn
 
     for path in checkpoints:
         if not is_checkpoint(path) or not os.path.isfile(path):
             raise ValueError(f"checkpoint {path} does not exist")
-    app = create_app(tuple(checkpoints))
-    print(f"Skip-Bo at http://{host}:{port}/  (Ctrl+C stops the server)", flush=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    for spec in allow_hosts:
+        if parse_host(_bracket(spec) if _is_ipv6(spec) else spec) is None:
+            raise ValueError(f"--allow-host takes NAME or NAME:PORT, got {spec!r}")
+    app = create_app(tuple(checkpoints), max_games,
+                     allowed_hosts=served_hosts(host, port, allow_hosts))
+    shown = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, _bracket(host))
+    print(f"Skip-Bo at http://{shown}:{port}/  (Ctrl+C stops the server)", flush=True)
+    uvicorn.Server(server_config(app, host, port)).run()
