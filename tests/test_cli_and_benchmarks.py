@@ -70,3 +70,12 @@ def test_the_agent_speed_benchmark_prints_seconds_per_move():
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert "| naive |" in result.stdout and "| greedy |" in result.stdout
+
+
+def test_the_soak_benchmark_plays_every_variant_and_prints_failures_and_memory():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "soak.py"),
+                             "--games", "64", "--batched-games", "0"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "reference engine: 64 games" in result.stdout and "failures: 0" in result.stdout
+    assert "RSS, reference engine:" in result.stdout
