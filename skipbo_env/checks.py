@@ -8,10 +8,43 @@ but out of range raises `ValueError`. Every message names the argument and the v
 from __future__ import annotations
 
 import math
+import reprlib
 from collections.abc import Collection
 from typing import Any
 
 import numpy as np
+
+
+class _Shown(reprlib.Repr):
+    """reprlib's shortened repr, with huge integers named by their size (Python refuses to
+    write an integer of more than 4300 digits)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel, self.maxlist, self.maxtuple, self.maxdict = 3, 8, 8, 6
+        self.maxstring, self.maxother = 60, 60
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 200:
+            return f"<an integer of {x.bit_length()} bits>"
+        return repr(x)
+
+
+_SHOWN = _Shown()
+
+
+def shown(value: Any) -> str:
+    """`value` for an error message: a repr, shortened (long lists, deep nesting, huge integers
+    and long strings elided), which never raises for JSON-like values."""
+    try:
+        return _SHOWN.repr(value)
+    except Exception:  # a value whose repr fails: name its type
+        return f"<a {type(value).__name__}>"
+
+
+def shown_keys(keys: Any) -> str:
+    """A set of dictionary keys for an error message, sorted (keys of any type)."""
+    return "[" + ", ".join(sorted(shown(k) for k in keys)) + "]"
 
 
 class ArgumentTypeError(TypeError, ValueError):
@@ -30,9 +63,9 @@ def integer(value: Any, name: str, *, minimum: int | None = None,
     "an integer" in the message (e.g. "a positive integer")."""
     words = what or _integer_words(minimum, maximum)
     if not is_integer(value):
-        raise ArgumentTypeError(f"{name} must be {words}, got {value!r}")
+        raise ArgumentTypeError(f"{name} must be {words}, got {shown(value)}")
     if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-        raise ValueError(f"{name} must be {words}, got {value!r}")
+        raise ValueError(f"{name} must be {words}, got {shown(value)}")
     return int(value)
 
 
@@ -60,18 +93,18 @@ def number(value: Any, name: str, *, minimum: float | None = None,
     words = what or ("a finite non-negative number" if minimum == 0 else "a finite number")
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
                                                                       np.floating)):
-        raise ArgumentTypeError(f"{name} must be {words}, got {value!r}")
+        raise ArgumentTypeError(f"{name} must be {words}, got {shown(value)}")
     if (not math.isfinite(value) if isinstance(value, (float, np.floating))
             else abs(value) > MAX_FLOAT_INT) or (minimum is not None and value < minimum) \
             or (above is not None and not value > above):
-        raise ValueError(f"{name} must be {words}, got {value!r}")
+        raise ValueError(f"{name} must be {words}, got {shown(value)}")
     return float(value)
 
 
 def boolean(value: Any, name: str) -> bool:
     """`value`, which must be True or False."""
     if not isinstance(value, (bool, np.bool_)):
-        raise ArgumentTypeError(f"{name} must be true or false, got {value!r}")
+        raise ArgumentTypeError(f"{name} must be true or false, got {shown(value)}")
     return bool(value)
 
 
@@ -90,7 +123,7 @@ def one_of(value: Any, choices: Collection, name: str) -> Any:
     if not ok:
         listed = [repr(c) for c in choices]
         words = " or ".join(listed) if len(listed) == 2 else f"one of {', '.join(listed)}"
-        raise ValueError(f"{name} must be {words}, got {value!r}")
+        raise ValueError(f"{name} must be {words}, got {shown(value)}")
     return value
 
 

@@ -40,6 +40,7 @@ class Phase(str, Enum):
 
 PHASES = tuple(Phase)  # in the order of the batched engine's phase numbers
 ACTIVE = (Phase.PLAY, Phase.COIN_FOLLOWUP, Phase.TOLL)
+_REDEALS = 1000  # Game.from_view's deals of the unseen cards at most
 
 
 def fits(rules: Rules, card: int, shows: int, shows_wild: bool = False) -> bool:
@@ -320,8 +321,10 @@ class Game:
         """A game that `view`'s seat cannot tell from the one it sees: everything visible is
         copied, and the cards it cannot see (the draw pile, other players' hands in refill
         mode, every stock below its top) are the unseen rest of the deck dealt at random with
-        `rng`, which also seeds the new game's later reshuffles. The result depends only on
-        the view and `rng` (search players sample hidden information with it)."""
+        `rng`, which also seeds the new game's later reshuffles (dealt again while a coin
+        play's player to act, another seat, could not follow it: the deal must be one the
+        game could have reached). The result depends only on the view and `rng` (search
+        players sample hidden information with it)."""
         rules, n = view.rules, view.rules.num_players
         if view.phase not in ACTIVE:
             raise ValueError(f"the game is over (phase {str(view.phase)!r}): nothing to sample")
@@ -347,23 +350,32 @@ class Game:
             seen += view.hand
         for c in seen:
             unseen[c] -= 1
-        hidden = [card for card, count in enumerate(unseen) for _ in range(count)]
-        rng.shuffle(hidden)
-        g.stocks = []
-        for p in range(n):
-            below = max(view.stock_sizes[p] - 1, 0)
-            g.stocks.append(hidden[len(hidden) - below:] + (
-                [view.stock_tops[p]] if view.stock_tops[p] is not None else []))
-            del hidden[len(hidden) - below:]
-        if not rules.stacked:
-            g.hands = []
+        pool = [card for card, count in enumerate(unseen) for _ in range(count)]
+        for _ in range(_REDEALS):
+            hidden = list(pool)
+            rng.shuffle(hidden)
+            g.stocks = []
             for p in range(n):
-                if p == view.seat:
-                    g.hands.append(list(view.hand))
-                else:
-                    g.hands.append(hidden[len(hidden) - view.hand_sizes[p]:])
-                    del hidden[len(hidden) - view.hand_sizes[p]:]
-        g.draw_pile = hidden
+                below = max(view.stock_sizes[p] - 1, 0)
+                g.stocks.append(hidden[len(hidden) - below:] + (
+                    [view.stock_tops[p]] if view.stock_tops[p] is not None else []))
+                del hidden[len(hidden) - below:]
+            if not rules.stacked:
+                g.hands = []
+                for p in range(n):
+                    if p == view.seat:
+                        g.hands.append(list(view.hand))
+                    else:
+                        g.hands.append(hidden[len(hidden) - view.hand_sizes[p]:])
+                        del hidden[len(hidden) - view.hand_sizes[p]:]
+            g.draw_pile = hidden
+            # A coin play is made only with a card to follow it: when the hand of the player
+            # to act is unseen, deal again until it could have made the coin play.
+            if g.phase is not Phase.COIN_FOLLOWUP or g._followups():
+                break
+        else:
+            raise ValueError(f"no deal of the unseen cards in {_REDEALS} lets player "
+                             f"{g.current_player} follow the coin play")
         g.rng = np.random.default_rng(int(rng.integers(2 ** 63)))
         return g
 

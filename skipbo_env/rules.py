@@ -9,7 +9,10 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from . import checks
+from .checks import shown, shown_keys  # noqa: F401 (state_io and tools import them from here)
 
 # Cards are small integers: the rank 1..max_rank, 0 for the wild (Skip-Bo card), plus
 # (max_rank + 1) * toll for a card with a toll (Skip-Bo Masters).
@@ -21,6 +24,24 @@ HAND_MODES = ("refill", "stacked")
 # Default turn limit: uniformly random play reaches it in under 0.1% of games (none of 2000
 # per preset and player count; benchmarks/turn_limits.py, figures in docs/rules.md).
 DEFAULT_MAX_TURNS = 1000
+
+# Size bounds (docs/rules.md, "Size bounds"): generous for every preset and every variant of
+# the rule documents, with room for house rules, and small enough that no rules set builds a
+# deck, an action layout or an observation too large to play, and that every count fits the
+# batched engine's arrays (int8 card ids, int32 counters).
+MAX_PLAYERS = 6  # the rule documents allow 2-6 players
+MAX_STOCK_SIZE = 100  # 30 in the standard game
+MAX_HAND_SIZE = 30  # 5 (refill) or 3-4 stacks (junior)
+MAX_RANK = 50  # piles built to 12 (10 in the junior games)
+MAX_COPIES_PER_RANK = 100  # 12 of each number (8 in the junior games)
+MAX_WILDS = 200  # 18 (24 in Masters, 16 in the junior games)
+MAX_DECK_SIZE = 1000  # 162 cards (168 in Masters, 96 in the junior games): six decks
+MAX_BUILDING_PILES = 16  # 4
+MAX_DISCARD_PILES = 16  # 4 per player
+MAX_TURNS = 10**9  # the default is 1000; fits the batched engine's int32 turn counter
+MAX_COINS_PER_PLAYER = 1000  # 12 in Masters
+MAX_TOLL = 20  # Masters' tolls are 1 or 2 coins
+MAX_CARD_IDS = 128  # (max_rank + 1) * (max_toll + 1): a card id fits the batched engine's int8
 
 
 def _standard_stock(n: int) -> int:
@@ -100,20 +121,25 @@ class Rules:
     toll_table: tuple[tuple[int, int, int], ...] = ()
 
     def __post_init__(self) -> None:
+        # Accept lists (from JSON or YAML) but store tuples so the dataclass stays hashable;
+        # every seat and table entry must be an integer already (no float, bool or string).
         if self.teams is not None:
-            # Accept lists (from JSON or YAML) but store tuples so the dataclass stays hashable.
-            try:
-                teams = tuple(tuple(int(s) for s in team) for team in self.teams)
-            except TypeError:
-                raise ValueError(
-                    f"teams must be None or a list of seat lists, got {self.teams!r}") from None
-            object.__setattr__(self, "teams", teams)
-        try:
-            table = tuple(tuple(int(x) for x in entry) for entry in self.toll_table)
-        except (TypeError, ValueError):
-            raise ValueError(f"toll_table must be a list of [rank, toll, copies] entries, got "
-                             f"{self.toll_table!r}") from None
-        object.__setattr__(self, "toll_table", table)
+            if not _is_list(self.teams) or not all(
+                    _is_list(team) and all(checks.is_integer(s) for s in team)
+                    for team in self.teams):
+                raise checks.ArgumentTypeError(
+                    f"teams must be None or a list of seat lists (integers), got "
+                    f"{shown(self.teams)}")
+            object.__setattr__(self, "teams",
+                               tuple(tuple(int(s) for s in team) for team in self.teams))
+        if not _is_list(self.toll_table) or not all(
+                _is_list(entry) and all(checks.is_integer(x) for x in entry)
+                for entry in self.toll_table):
+            raise checks.ArgumentTypeError(
+                f"toll_table must be a list of [rank, toll, copies] entries (integers), got "
+                f"{shown(self.toll_table)}")
+        object.__setattr__(self, "toll_table",
+                           tuple(tuple(int(x) for x in entry) for entry in self.toll_table))
         self._validate()
 
     # -- construction ---------------------------------------------------------------------------
@@ -153,7 +179,7 @@ class Rules:
         unknown = set(data) - names
         missing = names - set(data)
         if unknown:
-            raise ValueError(f"unknown rules field(s) {sorted(unknown)}")
+            raise ValueError(f"unknown rules field(s) {shown_keys(unknown)}")
         if missing:
             raise ValueError(f"missing rules field(s) {sorted(missing)}")
         return cls(**data)
@@ -213,24 +239,53 @@ class Rules:
 
     # -- validation -----------------------------------------------------------------------------
     def _validate(self) -> None:
-        if self.variant not in _PRESETS:
+        if not isinstance(self.variant, str) or self.variant not in _PRESETS:
             raise ValueError(
-                f"unknown variant {self.variant!r}; expected one of {', '.join(VARIANTS)}")
+                f"unknown variant {shown(self.variant)}; expected one of {', '.join(VARIANTS)}")
         ints = ["num_players", "stock_size", "hand_size", "max_rank", "copies_per_rank", "wilds",
-                "building_piles", "discard_piles", "max_turns"]
+                "building_piles", "discard_piles", "max_turns", "coins_per_player"]
         for name in ints:
+            value = getattr(self, name)
+            if not checks.is_integer(value):
+                raise checks.ArgumentTypeError(f"{name} must be an integer, got {shown(value)}")
             # Stored as Python ints, so a numpy integer given here still writes as JSON.
-            object.__setattr__(self, name, checks.integer(getattr(self, name), name))
-        object.__setattr__(self, "coins_per_player", checks.integer(
-            self.coins_per_player, "coins_per_player", minimum=0, what="an integer, zero or more"))
-        tolled = {}
+            object.__setattr__(self, name, int(value))
+        if not isinstance(self.wild_on_wild, (bool, np.bool_)):
+            raise checks.ArgumentTypeError(
+                f"wild_on_wild must be true or false, got {shown(self.wild_on_wild)}")
+        object.__setattr__(self, "wild_on_wild", bool(self.wild_on_wild))
+        for name in ["num_players", "stock_size", "hand_size", "max_rank", "copies_per_rank",
+                     "building_piles", "max_turns"]:
+            if getattr(self, name) <= 0:
+                raise ValueError(f"{name} must be positive, got {shown(getattr(self, name))}")
+        if self.num_players < 2:
+            raise ValueError(f"num_players must be at least 2, got {self.num_players}")
+        for name in ["wilds", "discard_piles", "coins_per_player"]:
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be zero or more, got {shown(getattr(self, name))}")
+        for name, bound, constant in _BOUNDS:
+            if getattr(self, name) > bound:
+                raise ValueError(f"{name} must be at most {bound} ({constant}), got "
+                                 f"{shown(getattr(self, name))}")
+        if self.deck_size > MAX_DECK_SIZE:
+            raise ValueError(f"the deck (max_rank * copies_per_rank + wilds) must hold at most "
+                             f"{MAX_DECK_SIZE} cards (MAX_DECK_SIZE), got {self.deck_size}")
+        if not isinstance(self.hand_mode, str) or self.hand_mode not in HAND_MODES:
+            raise ValueError(f"hand_mode must be one of {HAND_MODES}, got {shown(self.hand_mode)}")
+        if self.hand_mode == "refill" and self.discard_piles < 1:
+            raise ValueError("hand_mode 'refill' needs at least 1 discard pile to end a turn")
+        if self.hand_mode == "stacked" and self.discard_piles != 0:
+            raise ValueError("hand_mode 'stacked' has no discard piles; set discard_piles=0")
+        tolled: dict[int, int] = {}
         for entry in self.toll_table:
             if len(entry) != 3:
-                raise ValueError(f"toll_table entries are [rank, toll, copies], got {list(entry)}")
+                raise ValueError(f"toll_table entries are [rank, toll, copies], got "
+                                 f"{shown(list(entry))}")
             rank, toll, copies = entry
-            if not 1 <= rank <= self.max_rank or not 1 <= toll <= 20 or copies < 1:
-                raise ValueError(f"toll_table entry {list(entry)}: rank must be 1..{self.max_rank}"
-                                 f", toll 1..20 and copies at least 1")
+            if not 1 <= rank <= self.max_rank or not 1 <= toll <= MAX_TOLL or copies < 1:
+                raise ValueError(f"toll_table entry {shown(list(entry))}: rank must be "
+                                 f"1..{self.max_rank}, toll 1..{MAX_TOLL} (MAX_TOLL) and copies "
+                                 f"at least 1")
             tolled[rank] = tolled.get(rank, 0) + copies
             if tolled[rank] > self.copies_per_rank:
                 raise ValueError(f"toll_table gives {tolled[rank]} tolled copies of {rank}; the "
@@ -239,27 +294,9 @@ class Rules:
             raise ValueError("toll_table needs coins: set coins_per_player above 0")
         if self.coins_per_player and (self.teams is not None or self.stacked):
             raise ValueError("coins are played only in refill mode without teams")
-        checks.boolean(self.wild_on_wild, "wild_on_wild")
-        for name in ["num_players", "stock_size", "hand_size", "max_rank", "copies_per_rank",
-                     "building_piles", "max_turns"]:
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        if self.num_players < 2:
-            raise ValueError(f"num_players must be at least 2, got {self.num_players}")
-        if self.wilds < 0:
-            raise ValueError(f"wilds must be zero or more, got {self.wilds}")
-        if self.discard_piles < 0:
-            raise ValueError(f"discard_piles must be zero or more, got {self.discard_piles}")
-        if self.hand_mode not in HAND_MODES:
-            raise ValueError(f"hand_mode must be one of {HAND_MODES}, got {self.hand_mode!r}")
-        if self.hand_mode == "refill" and self.discard_piles < 1:
-            raise ValueError("hand_mode 'refill' needs at least 1 discard pile to end a turn")
-        if self.hand_mode == "stacked" and self.discard_piles != 0:
-            raise ValueError("hand_mode 'stacked' has no discard piles; set discard_piles=0")
-        if self.max_rank > 60 or self.building_piles > 16 or self.discard_piles > 16 \
-                or self.hand_size > 30 or self.num_players > 12:
-            raise ValueError("rules too large: max_rank <= 60, building_piles and discard_piles "
-                             "<= 16, hand_size <= 30, num_players <= 12")
+        if self.num_card_ids > MAX_CARD_IDS:
+            raise ValueError(f"(max_rank + 1) * (largest toll + 1) card ids must be at most "
+                             f"{MAX_CARD_IDS} (MAX_CARD_IDS), got {self.num_card_ids}")
         dealt = self.stock_size * self.num_players
         if dealt > self.deck_size:
             raise ValueError(
@@ -270,8 +307,25 @@ class Rules:
             if seats != list(range(self.num_players)):
                 raise ValueError(
                     f"teams must split seats 0..{self.num_players - 1} with each seat once, "
-                    f"got {[list(t) for t in self.teams]}")
+                    f"got {shown([list(t) for t in self.teams])}")
             sizes = {len(t) for t in self.teams}
             if len(self.teams) < 2 or len(sizes) != 1:
                 raise ValueError(f"teams must be at least two teams of equal size, "
                                  f"got {[list(t) for t in self.teams]}")
+
+
+# (field, bound, the constant's name): each refused with a ValueError naming both.
+_BOUNDS = (("num_players", MAX_PLAYERS, "MAX_PLAYERS"),
+           ("stock_size", MAX_STOCK_SIZE, "MAX_STOCK_SIZE"),
+           ("hand_size", MAX_HAND_SIZE, "MAX_HAND_SIZE"),
+           ("max_rank", MAX_RANK, "MAX_RANK"),
+           ("copies_per_rank", MAX_COPIES_PER_RANK, "MAX_COPIES_PER_RANK"),
+           ("wilds", MAX_WILDS, "MAX_WILDS"),
+           ("building_piles", MAX_BUILDING_PILES, "MAX_BUILDING_PILES"),
+           ("discard_piles", MAX_DISCARD_PILES, "MAX_DISCARD_PILES"),
+           ("max_turns", MAX_TURNS, "MAX_TURNS"),
+           ("coins_per_player", MAX_COINS_PER_PLAYER, "MAX_COINS_PER_PLAYER"))
+
+
+def _is_list(value: Any) -> bool:
+    return isinstance(value, (list, tuple))

@@ -2,7 +2,10 @@
 
 The dictionary holds everything, hidden cards and the generator's state included, and
 round-trips exactly; reading one checks every part and raises ValueError naming the first
-thing wrong, so a malformed or inconsistent state never becomes a game.
+thing wrong, so a malformed or inconsistent state never becomes a game. Reading accepts only
+states the engine can reach: its shape and types, the card and coin totals, and the
+relations between the phase, the turn, the stalled turns, the stocks, the winner and the
+pending coin step (docs/rules.md, "Loading a state").
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ from functools import partial
 import numpy as np
 
 from . import checks
-from .engine import ACTIVE, Game, Phase, check_scores
-from .rules import COIN, WILD, Rules
+from .engine import ACTIVE, Game, Phase
+from .rules import COIN, WILD, Rules, shown, shown_keys
 
 FORMAT = "skipbo-state/1"
 PHASE_NAMES = tuple(p.value for p in Phase)
+MAX_SCORE = 10**9  # a seat's points from earlier games (a match plays to 500); fits int32
+_RNG_KEYS = {"bit_generator", "state", "has_uint32", "uinteger"}
 
 
 def game_to_dict(game: Game) -> dict:
@@ -68,19 +73,21 @@ _KEYS = {"format", "rules", "current_player", "turn", "phase", "draw_pile", "set
 
 
 def game_from_dict(d: dict, cls: type[Game] = Game) -> Game:
-    """Rebuild a game from `game_to_dict` output; raises ValueError naming what is wrong."""
+    """Rebuild a game from `game_to_dict` output; raises ValueError naming what is wrong
+    (docs/rules.md, "Loading a state"). Any JSON-like value raises ValueError, never another
+    exception, unless it is a state the engine can reach."""
     if not isinstance(d, dict):
         raise ValueError(f"a game state must be a dictionary, got {type(d).__name__}")
     if d.get("format") != FORMAT:
-        raise ValueError(f"unknown state format {d.get('format')!r}; expected {FORMAT!r}")
+        raise ValueError(f"unknown state format {shown(d.get('format'))}; expected {FORMAT!r}")
     missing, unknown = _KEYS - set(d), set(d) - _KEYS
     if missing:
         raise ValueError(f"state is missing key(s) {sorted(missing)}")
     if unknown:
-        raise ValueError(f"state has unknown key(s) {sorted(unknown)}")
+        raise ValueError(f"state has unknown key(s) {shown_keys(unknown)}")
     try:
         rules = Rules.from_dict(d["rules"])
-    except TypeError as e:
+    except (TypeError, ValueError) as e:
         raise ValueError(f"bad rules in state: {e}") from None
     n, top = rules.num_players, rules.max_rank
 
@@ -88,34 +95,34 @@ def game_from_dict(d: dict, cls: type[Game] = Game) -> Game:
 
     def cards(value, where: str, coin_places: bool = False) -> list[int]:
         if not isinstance(value, list):
-            raise ValueError(f"{where} must be a list of cards, got {value!r}")
+            raise ValueError(f"{where} must be a list of cards, got {shown(value)}")
         result = []
         for c in value:
             if isinstance(c, list) and len(c) == 2 and all(
                     checks.is_integer(x) for x in c) \
                     and 0 <= c[0] <= top and 1 <= c[1] <= rules.max_toll:
-                result.append(c[0] + r * c[1])  # a card with a toll
-            elif c == "coin" and coin_places:
+                result.append(int(c[0]) + r * int(c[1]))  # a card with a toll
+            elif isinstance(c, str) and c == "coin" and coin_places:
                 result.append(COIN)
             elif not checks.is_integer(c) or not 0 <= c <= top:
                 tolls = f", or [rank, toll] with toll 1..{rules.max_toll}" if rules.max_toll \
                     else ""
-                raise ValueError(f"{where} holds {c!r}; cards are integers 0 (wild) to {top}"
-                                 f"{tolls}")
+                raise ValueError(f"{where} holds {shown(c)}; cards are integers 0 (wild) to "
+                                 f"{top}{tolls}")
             else:
-                result.append(c)
+                result.append(int(c))
         return result
 
     def piles(value, count: int, where: str) -> list[list[int]]:
         if not isinstance(value, list) or len(value) != count:
             raise ValueError(f"{where} must be a list of {count} piles, got "
-                             f"{len(value) if isinstance(value, list) else value!r}")
+                             f"{len(value) if isinstance(value, list) else shown(value)}")
         return [cards(v, f"{where}[{i}]") for i, v in enumerate(value)]
 
     def seat(value, where: str) -> int:
         if not checks.is_integer(value) or not 0 <= value < n:
-            raise ValueError(f"{where} must be a seat in 0..{n - 1}, got {value!r}")
-        return value
+            raise ValueError(f"{where} must be a seat in 0..{n - 1}, got {shown(value)}")
+        return int(value)
 
     g = cls.__new__(cls)
     g._init_static(rules)
@@ -174,50 +181,179 @@ def game_from_dict(d: dict, cls: type[Game] = Game) -> Game:
     g.first_player = seat(d["first_player"], "first_player")
     turn = d["turn"]
     if not checks.is_integer(turn) or turn < 0:
-        raise ValueError(f"turn must be a non-negative integer, got {turn!r}")
-    g.turn = turn
+        raise ValueError(f"turn must be a non-negative integer, got {shown(turn)}")
+    if turn > rules.max_turns:
+        raise ValueError(f"turn is {shown(turn)}, past max_turns {rules.max_turns}, where a game "
+                         f"ends")
+    g.turn = int(turn)
     if not isinstance(d["phase"], str) or d["phase"] not in PHASE_NAMES:
-        raise ValueError(f"phase must be one of {PHASE_NAMES}, got {d['phase']!r}")
+        raise ValueError(f"phase must be one of {PHASE_NAMES}, got {shown(d['phase'])}")
     g.phase = Phase(d["phase"])
-    w = d["winner"]
-    if g.phase == Phase.WON:
-        if rules.teams is None:
-            seat(w, "winner")
-        elif not isinstance(w, list) or tuple(w) not in rules.teams:
-            raise ValueError(f"winner must be one of the teams {[list(t) for t in rules.teams]}, "
-                             f"got {w!r}")
-        winners = w if isinstance(w, list) else [w]
-        if any(g.stocks[s] for s in winners):
-            raise ValueError(f"winner {w!r} still has stock cards")
-        g.winner = list(w) if isinstance(w, list) else w
-    elif g.phase == Phase.DRAWN:
-        if w != "draw":
-            raise ValueError(f"a drawn game has winner 'draw', got {w!r}")
-        g.winner = w
-    elif w is not None:
-        raise ValueError(f"winner must be null while the phase is {g.phase.value!r}, got {w!r}")
-    else:
-        g.winner = None
-    if g.phase in ACTIVE:
-        for team in (rules.teams or [(p,) for p in range(n)]):
-            if all(not g.stocks[s] for s in team):
-                raise ValueError(f"seats {list(team)} have empty stocks, so the game is won, "
-                                 f"but the phase is 'play'")
-    g.scores = check_scores(d["scores"], n)
     if not isinstance(d["played_this_turn"], bool):
-        raise ValueError("played_this_turn must be true or false")
+        raise ValueError(f"played_this_turn must be true or false, got "
+                         f"{shown(d['played_this_turn'])}")
     g.played_this_turn = d["played_this_turn"]
     stall = d["stall_turns"]
     if not checks.is_integer(stall) or stall < 0:
-        raise ValueError(f"stall_turns must be a non-negative integer, got {stall!r}")
-    g.stall_turns = stall
+        raise ValueError(f"stall_turns must be a non-negative integer, got {shown(stall)}")
+    g.stall_turns = int(stall)
+    _load_winner(g, d["winner"], rules)
+    scores = d["scores"]
+    if not isinstance(scores, list) or len(scores) != n or not all(
+            checks.is_integer(s) and 0 <= s <= MAX_SCORE for s in scores):
+        raise ValueError(f"scores must be a list of {n} integers in 0..{MAX_SCORE} "
+                         f"(MAX_SCORE), got {shown(scores)}")
+    g.scores = [int(s) for s in scores]
     _load_coins(g, d, rules)
+    _check_reachable(g, rules)
     g.rng = np.random.Generator(np.random.PCG64())
-    try:
-        g.rng.bit_generator.state = d["rng"]
-    except (TypeError, ValueError, KeyError) as e:
-        raise ValueError(f"rng is not a PCG64 generator state: {e}") from None
+    g.rng.bit_generator.state = _rng_state(d["rng"])
+    if not g.is_over and not g._legal_cached():
+        # Every check above should make this impossible; it guards the invariant itself.
+        raise ValueError(f"the state has no legal action for player {g.current_player}, but "
+                         f"the phase is {g.phase.value!r}")
     return g
+
+
+def _load_winner(g: Game, w, rules: Rules) -> None:
+    """The winner, checked against the phase: a seat (a team's seats with teams) in a won
+    game, "draw" in a drawn one, else null."""
+    n = rules.num_players
+    if g.phase == Phase.WON:
+        if rules.teams is None:
+            if not checks.is_integer(w) or not 0 <= w < n:
+                raise ValueError(f"winner must be a seat in 0..{n - 1}, got {shown(w)}")
+            g.winner = int(w)
+        else:
+            if not isinstance(w, list) or not all(checks.is_integer(s) for s in w) \
+                    or tuple(w) not in rules.teams:
+                raise ValueError(f"winner must be one of the teams "
+                                 f"{[list(t) for t in rules.teams]}, got {shown(w)}")
+            g.winner = [int(s) for s in w]
+    elif g.phase == Phase.DRAWN:
+        if not isinstance(w, str) or w != "draw":
+            raise ValueError(f"a drawn game has winner 'draw', got {shown(w)}")
+        g.winner = w
+    elif w is not None:
+        raise ValueError(f"winner must be null while the phase is {g.phase.value!r}, got "
+                         f"{shown(w)}")
+    else:
+        g.winner = None
+
+
+def _check_reachable(g: Game, rules: Rules) -> None:
+    """The relations every state the engine reaches keeps between the phase, the turn, the
+    stalled turns, the stocks, the winner and the coins (docs/rules.md, "Loading a state")."""
+    n, phase, turn, stall = rules.num_players, g.phase, g.turn, g.stall_turns
+    left = len(g.draw_pile) + len(g.set_aside)
+    # The turn limit: the turn that reaches max_turns truncates the game (unless it drew it).
+    if phase in ACTIVE or phase == Phase.WON:
+        if turn >= rules.max_turns:
+            raise ValueError(f"turn is {turn}: a game that reaches max_turns {rules.max_turns} "
+                             f"is over, but the phase is {phase.value!r}")
+    elif phase == Phase.TRUNCATED and turn != rules.max_turns:
+        raise ValueError(f"turn is {turn}: a game is truncated when its turn reaches max_turns "
+                         f"{rules.max_turns}, not before")
+    # Stalled turns: a full round of them (one per seat) draws the game.
+    if stall > turn:
+        raise ValueError(f"stall_turns is {shown(stall)}, more than the {turn} turns played")
+    if phase == Phase.DRAWN:
+        if stall != n:
+            raise ValueError(f"stall_turns is {stall}: a game is drawn after {n} turns in a row "
+                             f"with no card played and nothing to draw")
+        if left:
+            raise ValueError(f"draw_pile and set_aside hold {left} cards: a game is drawn only "
+                             f"when nothing is left to draw")
+        if g.played_this_turn:
+            raise ValueError("played_this_turn is true: a game is drawn by a turn with no card "
+                             "played")
+    elif stall >= n:
+        raise ValueError(f"stall_turns is {stall}: {n} turns in a row with no card played and "
+                         f"nothing to draw end the game as a draw, but the phase is "
+                         f"{phase.value!r}")
+    elif stall and not g.played_this_turn and left:
+        raise ValueError(f"stall_turns is {stall}, counting turns with nothing to draw, but "
+                         f"draw_pile and set_aside hold {left} cards and no card was played "
+                         f"this turn")
+    elif stall and phase == Phase.TRUNCATED and g.played_this_turn:
+        raise ValueError(f"stall_turns is {stall}, but the last turn played a card, which "
+                         f"restarts the count")
+    # Stocks and the winner: the game is won the moment a team's stocks are all empty.
+    empty = [team for team in g.spec.teams if all(not g.stocks[s] for s in team)]
+    if phase == Phase.WON:
+        winners = g.winning_seats()
+        if any(g.stocks[s] for s in winners):
+            raise ValueError(f"winner {shown(g.winner)} still has stock cards")
+        if len(empty) > 1:
+            raise ValueError(f"seats {[list(t) for t in empty]} all have empty stocks; the game "
+                             f"ends when the first team's stock runs out")
+        if not g.played_this_turn:
+            raise ValueError("played_this_turn is false, but a game is won by a card played "
+                             "this turn")
+        if not rules.coins and g.current_player not in winners:
+            # Without purchases, the last stock card is played by its team, on its turn.
+            raise ValueError(f"winner {shown(g.winner)}: the winning card is played by the "
+                             f"winner's team, but current_player is {g.current_player}")
+    elif empty:
+        raise ValueError(f"seats {list(empty[0])} have empty stocks, so the game is won, but "
+                         f"the phase is {phase.value!r}")
+    _check_coin_step(g, rules)
+
+
+def _check_coin_step(g: Game, rules: Rules) -> None:
+    """Skip-Bo Masters: coin plays in the building piles and the pending coin step."""
+    phase, r = g.phase, rules.max_rank + 1
+    for i, pile in enumerate(g.building):
+        due = sum(k + 1 for k, c in enumerate(pile) if c == COIN)
+        if g.pile_coins[i] < due:
+            raise ValueError(f"pile_coins[{i}] is {g.pile_coins[i]}, but the coin plays in "
+                             f"building_piles[{i}] paid {due}")
+        if pile and pile[-1] == COIN and (phase != Phase.COIN_FOLLOWUP or g.pending_pile != i):
+            raise ValueError(f"building_piles[{i}] shows a coin play, which must be followed "
+                             f"by a card at once, but the phase is {phase.value!r}")
+    if phase == Phase.COIN_FOLLOWUP and not g._followups():
+        raise ValueError(f"pending: player {g.current_player} has no card to follow the coin "
+                         f"play on building pile {g.pending_pile} (a coin play is made only "
+                         f"with one)")
+    if phase == Phase.TOLL:
+        pile, toll = g.building[g.pending_pile], g.pending_toll
+        completed = top_card = rules.max_rank + r * toll  # the tolled card that completes a pile
+        if pile:
+            top_card = pile[-1]
+        if top_card // r != toll or (not pile and completed not in g.set_aside):
+            raise ValueError(f"pending: a toll of {toll} is due for the card just played on "
+                             f"building pile {g.pending_pile}, but no such card is there")
+
+
+def _rng_state(value) -> dict:
+    """A PCG64 state as numpy writes it, checked (every value in range, no coercion)."""
+    def bad(why: str) -> ValueError:
+        return ValueError(f"rng is not a PCG64 generator state: {why}")
+
+    if not isinstance(value, dict) or set(value) != _RNG_KEYS:
+        raise bad(f"it must be a dictionary with the keys {sorted(_RNG_KEYS)}, got "
+                  f"{shown(value)}")
+    if not isinstance(value["bit_generator"], str) or value["bit_generator"] != "PCG64":
+        raise bad(f"rng.bit_generator must be 'PCG64', got {shown(value['bit_generator'])}")
+    inner = value["state"]
+    if not isinstance(inner, dict) or set(inner) != {"state", "inc"}:
+        raise bad(f"rng.state must be a dictionary with the keys ['inc', 'state'], got "
+                  f"{shown(inner)}")
+    for key in ("state", "inc"):
+        x = inner[key]
+        if not checks.is_integer(x) or not 0 <= x < 2**128:
+            raise bad(f"rng.state.{key} must be an integer in 0..2**128-1, got {shown(x)}")
+    if inner["inc"] % 2 != 1:
+        raise bad(f"rng.state.inc must be odd (PCG64 makes it so), got {shown(inner['inc'])}")
+    has = value["has_uint32"]
+    if not checks.is_integer(has) or has not in (0, 1):
+        raise bad(f"rng.has_uint32 must be 0 or 1, got {shown(has)}")
+    word = value["uinteger"]
+    if not checks.is_integer(word) or not 0 <= word < 2**32:
+        raise bad(f"rng.uinteger must be an integer in 0..2**32-1, got {shown(word)}")
+    return {"bit_generator": "PCG64",
+            "state": {"state": int(inner["state"]), "inc": int(inner["inc"])},
+            "has_uint32": int(has), "uinteger": int(word)}
 
 
 def _load_coins(g: Game, d: dict, rules: Rules) -> None:
@@ -228,30 +364,34 @@ def _load_coins(g: Game, d: dict, rules: Rules) -> None:
         if not isinstance(value, list) or len(value) != count or any(
                 not checks.is_integer(x) or x < 0 for x in value):
             raise ValueError(f"{where} must be a list of {count} non-negative integers, got "
-                             f"{value!r}")
-        return list(value)
+                             f"{shown(value)}")
+        return [int(x) for x in value]
 
     g.coins = amounts(d["coins"], n, "coins")
     g.pile_coins = amounts(d["pile_coins"], b, "pile_coins")
     total = rules.coins_per_player * n
     if sum(g.coins) + sum(g.pile_coins) != total:
-        raise ValueError(f"coins and pile_coins total {sum(g.coins) + sum(g.pile_coins)}, but "
-                         f"the game has {total}")
+        raise ValueError(f"coins and pile_coins total {shown(sum(g.coins) + sum(g.pile_coins))}"
+                         f", but the game has {total}")
     pending = d["pending"]
     g.pending_pile, g.pending_toll = None, 0
+    if g.phase in (Phase.TOLL, Phase.COIN_FOLLOWUP) and not rules.coins:
+        raise ValueError(f"phase {g.phase.value!r} needs coins (Skip-Bo Masters); these rules "
+                         f"have none")
     if g.phase in (Phase.TOLL, Phase.COIN_FOLLOWUP):
         if not isinstance(pending, dict) or set(pending) != {"pile", "toll"} or any(
                 not checks.is_integer(x) for x in pending.values()) \
                 or not 0 <= pending["pile"] < b:
             raise ValueError(f"phase {g.phase.value!r} needs pending {{'pile': 0..{b - 1}, 'toll': "
-                             f"n}}, got {pending!r}")
-        g.pending_pile, g.pending_toll = pending["pile"], pending["toll"]
+                             f"n}}, got {shown(pending)}")
+        g.pending_pile, g.pending_toll = int(pending["pile"]), int(pending["toll"])
         if g.phase == Phase.TOLL and not 1 <= g.pending_toll <= rules.max_toll:
-            raise ValueError(f"a pending toll must be 1..{rules.max_toll}, got {g.pending_toll}")
+            raise ValueError(f"a pending toll must be 1..{rules.max_toll}, got "
+                             f"{shown(g.pending_toll)}")
         if g.phase == Phase.COIN_FOLLOWUP and (g.pending_toll != 0 or not g.building[g.pending_pile]
                                            or g.building[g.pending_pile][-1] != COIN):
             raise ValueError("a pending follow-up needs toll 0 and a coin play on top of its "
                              "building pile")
     elif pending is not None:
         raise ValueError(f"pending must be null while the phase is {g.phase.value!r}, got "
-                         f"{pending!r}")
+                         f"{shown(pending)}")

@@ -79,3 +79,11 @@ def test_the_soak_benchmark_plays_every_variant_and_prints_failures_and_memory()
     assert result.returncode == 0, result.stdout + result.stderr
     assert "reference engine: 64 games" in result.stdout and "failures: 0" in result.stdout
     assert "RSS, reference engine:" in result.stdout
+
+
+def test_the_state_fuzz_benchmark_finds_no_other_exception_and_no_invalid_state():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "fuzz_states.py"),
+                             "--mutants", "300"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "other exceptions: 0" in result.stdout
+    assert "accepted but breaking an invariant: 0" in result.stdout

@@ -126,9 +126,11 @@ def test_unseen_cards_by_rank_count_what_the_seat_cannot_see():
     assert unseen[1] == 11 and unseen[9] == 9 and unseen[6] == 11 and unseen[4] == 11
 
 
-def test_pile_depth_must_be_positive():
-    with pytest.raises(ValueError, match="pile_depth must be a positive integer"):
+def test_pile_depth_must_be_positive_and_at_most_max_pile_depth():
+    with pytest.raises(ValueError, match=r"pile_depth must be an integer in 1..64, got 0"):
         ObservationEncoder(STANDARD, pile_depth=0)
+    with pytest.raises(ValueError, match=r"pile_depth must be an integer in 1..64, got 1000000"):
+        ObservationEncoder(STANDARD, pile_depth=10**6)
 
 
 GOLDEN = Path(__file__).with_name("golden") / "observations.json"

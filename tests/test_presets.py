@@ -1,9 +1,11 @@
 """Rules presets: every variant's table row, overrides, and errors for impossible rules."""
 
 import json
+import math
 
 import pytest
 
+import skipbo_env.rules as rules_module
 from skipbo_env import VARIANTS, Game, Rules, allowed_players
 
 TABLE = {
@@ -91,3 +93,66 @@ def test_game_requires_a_rules_object():
         Game("standard", 0)
     with pytest.raises(ValueError, match="first_player"):
         Game(Rules.preset("standard"), 0, first_player=2)
+
+
+@pytest.mark.parametrize("field, value, constant", [
+    ("num_players", 7, "MAX_PLAYERS"), ("stock_size", 101, "MAX_STOCK_SIZE"),
+    ("hand_size", 31, "MAX_HAND_SIZE"), ("max_rank", 51, "MAX_RANK"),
+    ("copies_per_rank", 10**6, "MAX_COPIES_PER_RANK"), ("wilds", 201, "MAX_WILDS"),
+    ("building_piles", 17, "MAX_BUILDING_PILES"), ("discard_piles", 17, "MAX_DISCARD_PILES"),
+    ("max_turns", 10**30, "MAX_TURNS"), ("coins_per_player", 1001, "MAX_COINS_PER_PLAYER"),
+])
+def test_rules_sizes_are_bounded_and_the_error_names_the_field_and_the_bound(field, value,
+                                                                              constant):
+    base = Rules.preset("masters" if field == "coins_per_player" else "standard", 2)
+    with pytest.raises(ValueError) as err:
+        Rules.from_dict(dict(base.to_dict(), **{field: value}))
+    bound = getattr(rules_module, constant)
+    assert f"{field} must be at most {bound} ({constant}), got {value}" in str(err.value)
+
+
+@pytest.mark.parametrize("overrides, message", [
+    ({"max_rank": 50, "copies_per_rank": 100}, "at most 1000 cards (MAX_DECK_SIZE), got 5024"),
+    ({"toll_table": [[12, 21, 1]]}, "toll 1..20 (MAX_TOLL)"),
+    ({"toll_table": [[12, 20, 1]]}, "card ids must be at most 128 (MAX_CARD_IDS), got 273"),
+])
+def test_the_deck_and_the_card_ids_are_bounded(overrides, message):
+    with pytest.raises(ValueError) as err:
+        Rules.preset("masters", 2, **overrides)
+    assert message in str(err.value)
+
+
+def test_every_preset_lies_within_the_bounds_with_room_for_house_rules():
+    for name in VARIANTS:
+        for n in allowed_players(name):
+            rules = Rules.preset(name, n)
+            assert rules.num_players <= rules_module.MAX_PLAYERS
+            assert 2 * rules.stock_size <= rules_module.MAX_STOCK_SIZE
+            assert 2 * rules.deck_size <= rules_module.MAX_DECK_SIZE
+            assert 2 * rules.num_card_ids <= rules_module.MAX_CARD_IDS
+            assert 100 * rules.max_turns <= rules_module.MAX_TURNS
+    assert Game(Rules.preset("standard", 6, copies_per_rank=60, wilds=90, stock_size=100), 0)
+
+
+@pytest.mark.parametrize("overrides", [
+    {"teams": [[0.0, 2], [1, 3]]}, {"teams": [[True, 2], [False, 3]]},
+    {"teams": [["0", "2"], ["1", "3"]]}, {"teams": [[0, math.inf], [1, 3]]},
+    {"teams": "0213"}, {"toll_table": [[5, 1.5, 2]]}, {"toll_table": [[5, math.inf, 1]]},
+    {"toll_table": [[5, 1, math.nan]]}, {"toll_table": "5,1,2"},
+])
+def test_teams_and_toll_tables_take_only_integers(overrides):
+    variant = "partnership" if "teams" in overrides else "masters"
+    with pytest.raises(TypeError) as err:  # also a ValueError (checks.ArgumentTypeError)
+        Rules.preset(variant, 4, **overrides)
+    assert isinstance(err.value, ValueError)
+    assert f"{next(iter(overrides))} must be" in str(err.value)
+
+
+def test_rules_from_dict_refuses_wrong_types_and_keys_of_any_type_with_a_value_error():
+    d = Rules.preset("standard").to_dict()
+    for field, value in [("variant", ["standard"]), ("hand_mode", {"a": 1}), ("wilds", 18.0),
+                         ("wild_on_wild", 1), ("max_turns", math.inf), ("stock_size", None)]:
+        with pytest.raises(ValueError, match=field):
+            Rules.from_dict(dict(d, **{field: value}))
+    with pytest.raises(ValueError, match=r"unknown rules field\(s\) \[1, None\]"):
+        Rules.from_dict({**d, 1: 2, None: 3})

@@ -45,8 +45,11 @@ def hide_differently(game, seat, rng):
     top."""
     d = game.to_dict()
     slots = [(d, "draw_pile", slice(None))]
+    # A player who must follow a coin play holds a card to follow it: a deal of that hand
+    # without one is a state no game reaches (from_dict refuses it), so it stays as it is.
+    followup = game.phase == "coin_followup"
     for p, pl in enumerate(d["players"]):
-        if not game.rules.stacked and p != seat:
+        if not game.rules.stacked and p != seat and not (followup and p == game.current_player):
             slots.append((pl, "hand", slice(None)))
         slots.append((pl, "stock", slice(0, max(len(pl["stock"]) - 1, 0))))
     hidden = [c for obj, key, sl in slots for c in obj[key][sl]]

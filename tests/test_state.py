@@ -105,6 +105,11 @@ def _bad(mutate):
     (lambda d: d["players"][0].update(hand=[1, 2, 3, 4, 5, 6]), "hand holds 6 cards"),
     (lambda d: d["building_piles"].__setitem__(0, [2]), "has 2 in place 0"),
     (lambda d: d.update(scores=[1]), "scores must be a list of 2"),
+    (lambda d: d.update(turn=1001), "turn is 1001, past max_turns 1000"),
+    (lambda d: d.update(stall_turns=2), "stall_turns is 2"),
+    (lambda d: d["rules"].update(copies_per_rank=10**6), "copies_per_rank must be at most 100"),
+    (lambda d: d["rng"]["state"].update(inc=1.5), "rng.state.inc must be an integer"),
+    (lambda d: d.update(current_player=1.0), "current_player must be a seat in 0..1, got 1.0"),
 ])
 def test_from_dict_rejects_a_malformed_state_saying_what_is_wrong(mutate, message):
     with pytest.raises(ValueError) as err:
@@ -146,3 +151,19 @@ def test_an_illegal_action_is_refused_with_the_legal_ones_listed():
     with pytest.raises(ValueError, match="must be an integer"):
         game.step("3")
     assert game.to_dict() == before
+
+
+def test_a_sample_of_another_seats_coin_follow_up_deals_it_a_card_to_follow_the_coin():
+    import numpy as np
+    from positions import position
+
+    masters = Rules.preset("masters", 2)
+    game = Game.from_dict(position(masters, building=[[1, 2, 3]], players=[
+        {"hand": [5, 9, 9, 9, 9], "stock": [7]}, {"stock": [6]}]).to_dict())
+    game.step(next(a for a in game.legal_actions()
+                   if game.describe(a) == "pay 4 coins as the 4 on building pile 0"))
+    assert game.phase == "coin_followup"
+    for seed in range(20):
+        sample = Game.from_view(game.view(1), np.random.default_rng(seed))
+        assert sample.legal_actions()  # player 0's unseen hand can follow the coin play
+        assert Game.from_dict(sample.to_dict()).to_dict() == sample.to_dict()

@@ -76,11 +76,7 @@ def number(value, key, *, integer=False, minimum=None, above=None, maximum=None)
     return value
 
 
-def _show(value) -> str:
-    """`value` for a message, cut short (a config may hold a huge number or string)."""
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else \
-        f"an integer of {len(str(abs(value))) if abs(value) < 10**4000 else 'over 4000'} digits"
-    return text if len(text) <= 80 else text[:77] + "..."
+_show = checks.shown  # a value for a message, cut short (never raises)
 
 
 def check_run_name(name) -> str:
