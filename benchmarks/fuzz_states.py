@@ -242,17 +242,8 @@ def _where(path: tuple) -> str:
 
 
 # -- invariants ----------------------------------------------------------------------------------
-def card_counts(game: Game) -> list[int]:
-    counts = [0] * game.rules.num_card_ids
-    piles = [game.draw_pile, game.set_aside, *game.building, *game.stocks]
-    for p in range(game.rules.num_players):
-        piles += game.discards[p]
-        piles += game.hands[p] if game.rules.stacked else [game.hands[p]]
-    for pile in piles:
-        for c in pile:
-            if c >= 0:
-                counts[c] += 1
-    return counts
+def card_counts(game) -> list[int]:
+    return game.card_counts()
 
 
 def unreachable(game: Game) -> str | None:

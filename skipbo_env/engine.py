@@ -130,6 +130,20 @@ class Game:
         """Stock cards left to `seat`'s team (the seat's own without teams)."""
         return sum(len(self.stocks[s]) for s in self.rules.team_of(seat))
 
+    def card_counts(self) -> list[int]:
+        """How many of each card id the game holds, everywhere (coin plays' places on building
+        piles are no card): always the deck's `rules.deck_counts()` in a reachable state."""
+        counts = [0] * self.rules.num_card_ids
+        piles = [self.draw_pile, self.set_aside, *self.building, *self.stocks]
+        for p in range(self.rules.num_players):
+            piles += self.discards[p]
+            piles += self.hands[p] if self.rules.stacked else [self.hands[p]]
+        for pile in piles:
+            for c in pile:
+                if c != COIN:
+                    counts[c] += 1
+        return counts
+
     def winning_seats(self) -> list[int]:
         """The seats that won (both partners for a team); empty unless the game is won."""
         if self.phase != Phase.WON:

@@ -165,15 +165,7 @@ def game_from_dict(d: dict, cls: type[Game] = Game) -> Game:
         if len(g.stocks[-1]) > rules.stock_size:
             raise ValueError(f"players[{p}].stock holds {len(g.stocks[-1])} cards; at most "
                              f"{rules.stock_size}")
-    counts = [0] * rules.num_card_ids
-    everything = [g.draw_pile, g.set_aside, *[[c for c in b if c != COIN] for b in g.building],
-                  *g.stocks]
-    for p in range(n):
-        everything.extend(g.discards[p])
-        everything.extend(g.hands[p] if rules.stacked else [g.hands[p]])
-    for pile in everything:
-        for c in pile:
-            counts[c] += 1
+    counts = g.card_counts()
     if counts != rules.deck_counts():
         raise ValueError(f"the cards by id (wild first) total {counts}, but the deck holds "
                          f"{rules.deck_counts()}")

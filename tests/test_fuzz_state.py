@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from positions import position
+from test_properties import card_counts
 
 from skipbo_env import Game, Rules
 from skipbo_env.engine import Phase
@@ -54,17 +55,6 @@ def test_the_sources_cover_every_phase():
 
 
 # -- the invariants of an accepted state ---------------------------------------------------------
-def card_counts(game: Game) -> list[int]:
-    counts = [0] * game.rules.num_card_ids
-    piles = [game.draw_pile, game.set_aside, *game.building, *game.stocks]
-    for p in range(game.rules.num_players):
-        piles += game.discards[p]
-        piles += game.hands[p] if game.rules.stacked else [game.hands[p]]
-    for pile in piles:
-        for c in pile:
-            if c >= 0:  # a coin play's place in a building pile is no card
-                counts[c] += 1
-    return counts
 
 
 def assert_reachable_relations(game: Game) -> None:

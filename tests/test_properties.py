@@ -78,7 +78,12 @@ def run(game, seed, check, max_steps=20_000):
 def test_the_card_total_is_conserved(case):
     game, seed = case
     deck = game.rules.deck_counts()
-    run(game, seed, lambda g, rng: np.testing.assert_array_equal(card_counts(g), deck))
+
+    def check(g, rng):
+        np.testing.assert_array_equal(card_counts(g), deck)
+        assert g.card_counts() == card_counts(g)  # the engine's own count (from_dict uses it)
+
+    run(game, seed, check)
 
 
 @SETTINGS
