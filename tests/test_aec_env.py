@@ -193,3 +193,11 @@ def test_an_out_of_range_or_non_integer_action_is_refused_even_without_assertion
     out = subprocess.run([sys.executable, "-O", "-c", _WITHOUT_ASSERTIONS],
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "refused all" in out.stdout, out.stdout + out.stderr
+
+
+def test_a_zero_dimensional_integer_array_is_an_action_as_in_the_gym_env():
+    e = skipbo_env.env()
+    e.reset(seed=0)
+    mask = e.observe(e.agent_selection)["action_mask"]
+    e.step(np.array(int(mask.argmax())))
+    assert not any(e.terminations.values())

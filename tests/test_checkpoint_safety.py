@@ -218,3 +218,39 @@ def test_the_safe_loader_chooses_exactly_as_sb3s_loader_does():
         game.step(int(rng.choice(np.flatnonzero(mask))))
         checked += 1
     assert checked > 20
+
+
+def test_weights_whose_entries_are_compressed_are_refused_before_torch_reads_them(tmp_path):
+    import io
+
+    with zipfile.ZipFile(SHIPPED) as z:
+        inner = zipfile.ZipFile(io.BytesIO(z.read("policy.pth")))
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as out:
+            for info in inner.infolist():
+                out.writestr(info.filename, inner.read(info))  # deflated: could be a bomb
+    path = _copy_with(tmp_path, "deflated", {"policy.pth": buf.getvalue()})
+    with pytest.raises(ValueError, match="holds compressed entries"):
+        load_model(str(path))
+
+
+@pytest.mark.parametrize("card, message", [
+    ("[" * 100_000, "nested too deeply"),
+    ('{"obs_version": true}', "obs_version must be an integer"),
+    ('{"obs_version": 1, "rules": null, "policy": {"net_arch": [64], "activation": []}}',
+     "bad rules|policy.activation"),
+    ('{"obs_version": 1, "config": {"ppo": [1]}}', "has no rules|has no policy section"),
+])
+def test_a_malformed_model_card_is_refused_with_a_value_error(tmp_path, card, message):
+    path = _copy_with(tmp_path, "odd", {})
+    path.with_suffix(".json").write_text(card)
+    with pytest.raises(ValueError, match=message):
+        load_model(str(path))
+
+
+def test_a_model_card_that_is_not_a_regular_file_is_refused_unread(tmp_path):
+    path = _copy_with(tmp_path, "dev", {})
+    path.with_suffix(".json").unlink()
+    path.with_suffix(".json").symlink_to("/dev/zero")
+    with pytest.raises(ValueError, match="is not a regular file"):
+        load_model(str(path))

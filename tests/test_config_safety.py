@@ -201,3 +201,19 @@ def test_a_mutated_config_is_accepted_whole_or_refused_with_a_config_error(valid
     assert cfgmod.RUN_NAME.fullmatch(cfg["name"])
     assert _finite_leaves({k: v for k, v in cfg.items() if not k.startswith("_")})
     assert 0 <= cfg["seed"] <= cfgmod.SEED_MAX
+
+
+def test_a_config_nested_too_deeply_is_a_config_error(tmp_path):
+    path = tmp_path / "deep.yaml"
+    path.write_text("name: " + "[" * 5000 + "]" * 5000 + "\n")
+    with pytest.raises(ConfigError, match="nested too deeply"):
+        cfgmod.load(str(path))
+
+
+def test_batched_games_that_would_not_fit_in_memory_are_refused_naming_n_envs():
+    raw = {**SMOKE, "vec_env": "batched", "opponents": {"random": 1.0},
+           "self_play": {"weight": 0.0}, "curriculum": [], "n_envs": 2**20,
+           "variant": "standard", "num_players": 6, "rules": {}}
+    with pytest.raises(ConfigError, match="n_envs: 1048576 games of these rules need about"):
+        cfgmod.validate(raw)
+    cfgmod.validate({**raw, "n_envs": 4096})  # a large but sane batch

@@ -675,3 +675,16 @@ def test_deeply_nested_json_or_a_lone_surrogate_is_refused_with_400(client):
         r = client.post(path, content=b"[" * 100000, headers=JSON)
         assert r.status_code == 413
     _unchanged(client, gid, state)
+
+
+def test_a_request_head_over_the_header_limit_is_refused_with_431(client):
+    from skipbo_env.apps.web.server import MAX_HEADER_BYTES
+
+    r = client.get("/api/options", headers={"X-Padding": "a" * (MAX_HEADER_BYTES + 1)})
+    assert r.status_code == 431 and "headers are over" in r.json()["error"]
+
+
+def test_a_client_cannot_pose_as_others_through_proxy_headers():
+    from skipbo_env.apps.web.server import server_config
+
+    assert server_config(app_for_tests()).proxy_headers is False

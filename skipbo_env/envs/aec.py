@@ -48,6 +48,8 @@ class ActionCheckWrapper(wrappers.BaseWrapper):
     def step(self, action) -> None:
         agent = self.agent_selection
         done = self.terminations.get(agent) or self.truncations.get(agent)
+        if isinstance(action, np.ndarray) and action.shape == ():
+            action = action[()]  # a 0-d array, as some libraries pass a Discrete action
         if not (action is None and done):
             n = self.action_space(agent).n
             if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):

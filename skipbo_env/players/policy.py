@@ -91,6 +91,9 @@ def check_obs_version(card: dict, path: str = "") -> None:
     """Raise ValueError unless the model card was written for this package's observation
     (`OBS_VERSION`): the shapes of two versions may agree while their meaning differs."""
     version = card.get("obs_version")
+    if version is not None and type(version) is not int:  # true and 1.0 equal 1: not versions
+        raise ValueError(f"model card of {path}: obs_version must be an integer, got "
+                         f"{checks.shown(version)}")
     if version is None:
         raise ValueError(f"model card of {path} has no obs_version; it must say which "
                          f"observation the policy was trained on (this package's is "
@@ -104,13 +107,20 @@ def check_obs_version(card: dict, path: str = "") -> None:
 def model_card(path: str) -> dict | None:
     """The JSON model card beside checkpoint `path`, or None if there is none."""
     card = os.path.splitext(path)[0] + ".json"
-    if not os.path.exists(card):
+    if not os.path.lexists(card):
         return None
+    if not os.path.isfile(card):  # a device, a FIFO, a directory or a dangling link
+        raise ValueError(f"model card {card} is not a regular file")
     try:
-        with open(card) as f:
-            data = json.load(f)
-    except (OSError, json.JSONDecodeError) as e:
+        with open(card, "rb") as f:
+            raw = f.read(MAX_CARD_BYTES + 1)
+        if len(raw) > MAX_CARD_BYTES:
+            raise ValueError(f"model card {card} is over {MAX_CARD_BYTES} bytes")
+        data = json.loads(raw)
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ValueError(f"model card {card} is not readable JSON: {e}") from None
+    except RecursionError:
+        raise ValueError(f"model card {card} is nested too deeply to be a model card") from None
     if not isinstance(data, dict):
         raise ValueError(f"model card {card} must hold a JSON object")
     return data
@@ -119,6 +129,7 @@ def model_card(path: str) -> dict | None:
 _MODELS: dict[tuple, object] = {}  # loaded policies by path, file time and size
 WEIGHTS = "policy.pth"  # the zip entry with the policy's state dict (SB3's name)
 MAX_WEIGHTS_BYTES = 512 * 2**20  # a policy.pth larger than this is refused unread
+MAX_CARD_BYTES = 16 * 2**20  # a model card is a few tens of kilobytes
 ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU"}  # card name -> torch.nn class
 POLICY_CLASS = "MaskableActorCriticPolicy"
 MAX_LAYERS, MAX_WIDTH = 16, 8192  # sane bounds on a card's net_arch
@@ -157,31 +168,34 @@ def network_of(card: dict, path: str = "") -> tuple[list[int], str]:
     ValueError saying what is missing."""
     spec = card.get("policy")
     if spec is None:
-        arch = ((card.get("config") or {}).get("ppo") or {}).get("net_arch") \
-            if isinstance(card.get("config"), dict) else None
+        config = card.get("config")
+        ppo = config.get("ppo") if isinstance(config, dict) else None
+        arch = ppo.get("net_arch") if isinstance(ppo, dict) else None
         if arch is None:
             raise ValueError(f"model card of {path} has no policy section: the safe loader "
                              f"needs policy.net_arch (the hidden layer widths, e.g. "
                              f"[256, 256]) and policy.activation ({', '.join(ACTIVATIONS)})")
         spec = {"class": POLICY_CLASS, "net_arch": arch, "activation": "tanh"}
     if not isinstance(spec, dict):
-        raise ValueError(f"model card of {path}: policy must be an object, got {spec!r}")
+        raise ValueError(f"model card of {path}: policy must be an object, got "
+                         f"{checks.shown(spec)}")
     if spec.get("class", POLICY_CLASS) != POLICY_CLASS:
-        raise ValueError(f"model card of {path}: policy.class {spec.get('class')!r} is not "
-                         f"supported (only {POLICY_CLASS})")
+        raise ValueError(f"model card of {path}: policy.class {checks.shown(spec.get('class'))} "
+                         f"is not supported (only {POLICY_CLASS})")
     arch = spec.get("net_arch")
     if (not isinstance(arch, list) or not 1 <= len(arch) <= MAX_LAYERS
             or any(not checks.is_integer(w) or not 1 <= w <= MAX_WIDTH for w in arch)):
         raise ValueError(f"model card of {path}: policy.net_arch must be a list of 1 to "
-                         f"{MAX_LAYERS} layer widths from 1 to {MAX_WIDTH}, got {arch!r}")
+                         f"{MAX_LAYERS} layer widths from 1 to {MAX_WIDTH}, got "
+                         f"{checks.shown(arch)}")
     activation = spec.get("activation", "tanh")
-    if activation not in ACTIVATIONS:
+    if not isinstance(activation, str) or activation not in ACTIVATIONS:
         raise ValueError(f"model card of {path}: policy.activation must be one of "
-                         f"{', '.join(ACTIVATIONS)}, got {activation!r}")
+                         f"{', '.join(ACTIVATIONS)}, got {checks.shown(activation)}")
     weights = spec.get("weights", WEIGHTS)
     if weights != WEIGHTS:
         raise ValueError(f"model card of {path}: policy.weights must be {WEIGHTS!r}, got "
-                         f"{weights!r}")
+                         f"{checks.shown(weights)}")
     return list(arch), activation
 
 
@@ -203,6 +217,7 @@ def _read_weights(path: str) -> dict:
     except (OSError, zipfile.BadZipFile, RuntimeError, NotImplementedError) as e:
         raise ValueError(f"checkpoint {path} could not be read: {type(e).__name__}: "
                          f"{e}") from None
+    _check_inner(raw, path)
     try:
         state = torch.load(io.BytesIO(raw), map_location="cpu", weights_only=True)
     except pickle.UnpicklingError:  # torch's own text advises weights_only=False: not here
@@ -217,6 +232,24 @@ def _read_weights(path: str) -> dict:
         raise ValueError(f"checkpoint {path}: {WEIGHTS} must hold a state dict (names to "
                          f"tensors)")
     return state
+
+
+def _check_inner(raw: bytes, path: str) -> None:
+    """`policy.pth` is itself a zip (torch's format), whose entries torch would inflate without
+    limit: a few kilobytes could expand to gigabytes of tensors. torch writes its entries
+    stored, not compressed; anything else, or more than MAX_WEIGHTS_BYTES in all, is refused
+    before torch reads it."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as inner:
+            entries = inner.infolist()
+    except (zipfile.BadZipFile, OSError, RuntimeError, NotImplementedError, ValueError):
+        raise ValueError(f"checkpoint {path}: {WEIGHTS} is not a plain state dict of tensors "
+                         f"(not torch's zip format)") from None
+    if any(e.compress_type != zipfile.ZIP_STORED for e in entries):
+        raise ValueError(f"checkpoint {path}: {WEIGHTS} holds compressed entries; torch writes "
+                         f"them stored, and compressed ones could inflate without bound")
+    if sum(e.file_size for e in entries) > MAX_WEIGHTS_BYTES or len(entries) > 100_000:
+        raise ValueError(f"checkpoint {path}: {WEIGHTS} holds over {MAX_WEIGHTS_BYTES} bytes")
 
 
 def load_model(path: str, card: dict | None = None):

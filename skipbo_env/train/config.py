@@ -211,6 +211,7 @@ def validate(raw: dict) -> dict:
     check_net_arch(ppo["net_arch"])
     if cfg["vec_env"] == "batched":
         _check_batched(cfg)
+        _check_batched_memory(cfg)
     ev = cfg["eval"]
     number(ev["every"], "eval.every", integer=True, minimum=1)
     for key in ("games", "final_games"):
@@ -243,6 +244,25 @@ def _check_batched(cfg: dict) -> None:
                           "or use vec_env subproc")
 
 
+MAX_BATCHED_BYTES = 8 * 2**30  # the batched engine's arrays for n_envs games, at most
+
+
+def _check_batched_memory(cfg: dict) -> None:
+    """n_envs games of the batched engine must fit in MAX_BATCHED_BYTES: each holds every pile
+    at the deck's size (int8) and an observation, a final observation and a mask."""
+    from ..observation import ObservationEncoder
+
+    rules = cfg["_rules"]
+    n, b, d = rules.num_players, rules.building_piles, rules.discard_piles
+    piles = 2 + b + n + n * d + (n * rules.hand_size if rules.stacked else n)
+    per_game = piles * rules.deck_size + 8 * ObservationEncoder(rules).size + 256
+    games = cfg["n_envs"] or BATCHED_GAMES
+    if games * per_game > MAX_BATCHED_BYTES:
+        raise ConfigError(f"n_envs: {games} games of these rules need about "
+                          f"{games * per_game / 2**30:.1f} GiB in the batched engine, over "
+                          f"{MAX_BATCHED_BYTES // 2**30} GiB; use fewer games")
+
+
 def load(path: str) -> dict:
     """Read and validate the YAML config at `path`."""
     return validate(read_yaml(path))
@@ -259,6 +279,8 @@ def read_yaml(path: str) -> dict:
         raise ConfigError(f"cannot read config {path}: {e.strerror}") from None
     except yaml.YAMLError as e:
         raise ConfigError(f"config {path} is not valid YAML: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"config {path} is nested too deeply to be a config") from None
     if raw is None:
         raise ConfigError(f"config {path} is empty")
     return raw

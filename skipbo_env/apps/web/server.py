@@ -38,7 +38,8 @@ Security model (docs/play.md, "The web server's safeguards"):
   A move sequence in which a bot fails is undone whole (500).
 - Connections: a request head must arrive within `HEAD_TIMEOUT` seconds and a body within
   `BODY_TIMEOUT` (408); idle keep-alive connections close after `KEEP_ALIVE` seconds; heads
-  over `MAX_HEADER_BYTES` and more than `MAX_CONNECTIONS` at once are refused by uvicorn.
+  over `MAX_HEADER_BYTES` are refused (431) and more than `MAX_CONNECTIONS` at once by uvicorn
+  (503); proxy headers (X-Forwarded-For) are ignored, so a client cannot pose as many.
 """
 
 from __future__ import annotations
@@ -225,8 +226,12 @@ class Guard:
         await self.app(scope, receive, send_secure)
 
     def refusal(self, scope) -> tuple[int, str] | None:
+        raw_headers = scope.get("headers", [])
+        # h11 bounds only a head that arrives in pieces; a whole oversized head is refused here.
+        if sum(len(k) + len(v) + 4 for k, v in raw_headers) > MAX_HEADER_BYTES:
+            return 431, f"the request's headers are over {MAX_HEADER_BYTES} bytes"
         headers: dict[str, list[str]] = {}
-        for k, v in scope.get("headers", []):
+        for k, v in raw_headers:
             headers.setdefault(k.decode("latin-1").lower(), []).append(v.decode("latin-1"))
         scheme = scope.get("scheme", "http")
         hosts = headers.get("host", [])
@@ -715,7 +720,10 @@ def server_config(app, host: str = "127.0.0.1", port: int = 8000, *,
                           http=head_timeout_protocol(head_timeout),
                           timeout_keep_alive=keep_alive,
                           h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-                          limit_concurrency=max_connections, timeout_graceful_shutdown=5)
+                          limit_concurrency=max_connections, timeout_graceful_shutdown=5,
+                          # Clients are told apart by their address: never by a header they
+                          # could forge (X-Forwarded-For), even from the loopback.
+                          proxy_headers=False)
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, checkpoints: tuple[str, ...] = (), *,
