@@ -87,3 +87,11 @@ def test_the_state_fuzz_benchmark_finds_no_other_exception_and_no_invalid_state(
     assert result.returncode == 0, result.stdout + result.stderr
     assert "other exceptions: 0" in result.stdout
     assert "accepted but breaking an invariant: 0" in result.stdout
+
+
+def test_the_expert_speed_benchmark_prints_batched_beside_reference():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "expert_speed.py"),
+                             "--rows", "8", "--games-per-row", "1", "--reference-games", "1"],
+                            capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "expert speed: batched" in result.stdout and "reference expert,expert" in result.stdout

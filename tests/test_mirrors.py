@@ -23,7 +23,8 @@ MIRROR = re.compile(r"Mirror: ([^\n]+)")
 NOT_RULES = {"__repr__", "_init_static", "_legal_cached", "_illegal_message", "_building_key",
              "_own_cards", "_targets", "is_over", "truncated", "num_actions", "team_stock_size",
              "winning_seats", "points", "legal_actions", "action_mask", "describe", "view",
-             "from_view", "card_name", "clone", "to_dict", "from_dict", "source_card"}
+             "from_view", "card_name", "clone", "to_dict", "from_dict", "source_card",
+             "card_counts"}
 
 
 def _documented():

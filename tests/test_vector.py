@@ -14,9 +14,11 @@ from positions import position
 from skipbo_env import Game, Rules
 from skipbo_env.observation import ObservationEncoder
 from skipbo_env.players.registry import make_agent
+from skipbo_env.players.scripted import ExpertAgent
 from skipbo_env.rules import VARIANTS, allowed_players
 from skipbo_env.vector import SkipBoVectorEnv, VectorEngine, sb3_vec_env
 from skipbo_env.vector import kernels as K
+from skipbo_env.vector import players as KA
 
 CASES = [(v, n) for v in VARIANTS for n in allowed_players(v)]
 # Rows 0-3 play at random; rows 4-7 play naive or greedy, which complete building piles, so
@@ -147,6 +149,109 @@ def test_batched_naive_and_greedy_choose_the_reference_players_moves(variant, pl
     _drive(engine, steps=150, seed=8, check_agents=True)
 
 
+def _check_expert(variant: str, players: int, positions: int, seed: int,
+                  **overrides) -> dict:
+    """Positions of mixed reference play (each seat random, naive, greedy or expert; every
+    third position kept), loaded one a row into a batched engine: in every one the batched
+    expert must choose `ExpertAgent`'s action, and leave the row as it was. Returns what the
+    positions showed."""
+    engine = VectorEngine(variant, players, num_games=positions, **overrides)
+    rules = engine.rules
+    rng = np.random.default_rng(seed)
+    agents = [make_agent(name, seed) for name in ("random", "naive", "greedy", "expert")]
+    games: list[Game] = []
+    while len(games) < positions:
+        game = Game(rules, seed=int(rng.integers(2**63)))
+        seats = [agents[k] for k in rng.integers(len(agents), size=players)]
+        while not game.is_over and len(games) < positions:
+            if rng.random() < 1 / 3:
+                games.append(game.clone())
+            game.step(seats[game.current_player].act(game))
+    for i, game in enumerate(games):
+        engine.set_game(i, game)
+    chosen = engine.scripted_actions(["expert"] * players).copy()
+    expert = make_agent("expert")
+    seen = {"nothing_to_draw": 0, "discards": 0, "tolls": 0, "set_order_ties": 0}
+    for i, game in enumerate(games):
+        want = expert.act(game)
+        assert chosen[i] == want, f"expert, position {i}: {game.describe(want)}, {game.to_dict()}"
+        # The expert's planning marks cards in place and restores them: the row is untouched.
+        assert engine.state_dict(i) == game.to_dict()
+        seen["nothing_to_draw"] += not game.draw_pile and not game.set_aside
+        seen["discards"] += game.layout.decode(want).kind == "discard"
+        seen["tolls"] += game.phase == "toll"
+        card, m = game.layout.decode(want).card, rules.max_rank + 1
+        if card is not None:  # a discard: do copies of its number with other ids tie?
+            ties = [c for c in game.hands[game.current_player] if c % m == card % m]
+            seen["set_order_ties"] += card != min(ties)
+    return seen
+
+
+@pytest.mark.parametrize("variant,players", CASES)
+def test_batched_expert_chooses_the_reference_experts_moves(variant, players):
+    seen = _check_expert(variant, players, positions=150,
+                         seed=VARIANTS.index(variant) * 10 + players, stock_size=8)
+    assert seen["discards"] > 0 or variant.startswith("junior")
+    assert seen["tolls"] > 0 or not variant.startswith("masters")
+
+
+@pytest.mark.parametrize("variant,players", SHORT_DECK_CASES)
+def test_batched_expert_matches_the_reference_with_nothing_left_to_draw(variant, players):
+    # A tiny deck: the draw pile and the set-aside cards run out, where the expert plays
+    # rather than hold back (ExpertAgent._unstall).
+    seen = _check_expert(variant, players, positions=300, seed=3, max_turns=120, stock_size=5,
+                         copies_per_rank=3, wilds=4)
+    assert seen["nothing_to_draw"] > 0
+    # Masters discards where, of two copies of a number with different tolls, the one with
+    # the higher id goes (the reference's set order; `_set_slots`).
+    assert seen["set_order_ties"] > 0 or variant != "masters"
+
+
+def test_batched_expert_matches_the_reference_without_wild_on_wild():
+    _check_expert("standard", 3, positions=300, seed=2, wild_on_wild=False, stock_size=8)
+
+
+@pytest.mark.parametrize("hand, stock, building, discarded", [
+    # Three ids: CPython's set of 7, 20, 5 iterates 20 (slot 4), 5, 7: the tolled 7 goes.
+    ([7, 20, 7, 20, 5], 3, [[], [], [], []], 20),
+    # Five ids grow the set's table to 32 slots: 33 (a 7 with a 2-coin toll) comes first.
+    ([7, 33, 1, 2, 3], 6, [[1, 2, 3, 4]] * 4, 33),
+])
+def test_batched_expert_breaks_discard_ties_in_the_references_set_order(hand, stock, building,
+                                                                        discarded):
+    # ExpertAgent._discard takes the first best card in `set(hand)` order: between cards of
+    # one rank and different tolls (Skip-Bo Masters) neither the hand's order nor the ids'.
+    assert KA.EXPERT_SAFE_GAP == ExpertAgent.SAFE_GAP
+    rules = Rules.preset("masters", 2)
+    game = position(rules, building=building,
+                    players=[{"stock": [stock], "hand": hand}, {"stock": [12]}])
+    want = make_agent("expert").act(game)
+    assert game.layout.decode(want).card == discarded == next(
+        c for c in set(hand) if c % 13 == discarded % 13)
+    engine = VectorEngine("masters", 2, num_games=1)
+    engine.reset(seed=0)
+    engine.set_game(0, game)
+    assert engine.scripted_actions(["expert", "expert"])[0] == want
+
+
+def test_the_batched_set_order_is_cpythons_for_any_hand():
+    # `players._set_slots` rebuilds CPython's set table of a hand's ids (up to 30 ids below
+    # 128: tables of 8, 32 and 128 slots): sorting the ids by slot gives list(set(hand)).
+    rng = np.random.default_rng(0)
+    piles = np.zeros((1, 1, 32), dtype=np.int8)
+    st = K.State(piles=piles, lens=np.zeros((1, 1), dtype=np.int32),
+                 scal=np.zeros((1, 1), dtype=np.int32), rng=np.zeros((1, 6), dtype=np.uint64),
+                 arng=np.zeros(1, dtype=np.uint64))
+    seen = np.zeros((1, 128), dtype=np.int64)
+    for size in [1, 2, 4, 5, 6, 12, 18, 19, 20, 25, 30] * 30:
+        hand = rng.integers(0, int(rng.choice([13, 39, 128])), size=size)
+        piles[0, 0, :size] = hand
+        st.lens[0, 0] = size
+        KA._set_slots(st, seen, np.int64(0), np.int64(0))
+        ids = sorted(set(hand.tolist()), key=lambda c: seen[0, c])
+        assert ids == list(set(hand.tolist())), hand.tolist()
+
+
 def test_the_batched_engine_draws_the_numbers_numpys_pcg64_draws():
     rng = np.zeros((1, 6), dtype=np.uint64)
     for seed in (0, 1, 2**40 + 3):
@@ -256,6 +361,8 @@ def test_whole_games_of_scripted_players_are_counted():
     assert result["wins"][0] > result["wins"][1]  # naive beats random
     assert all(engine.game(i).turn == 0 for i in range(32))  # fresh deals, observed
     assert engine.masks.any(axis=1).all()
+    result = engine.play(["expert", "greedy"], games_per_row=2)
+    assert result["wins"][0] > result["wins"][1]  # expert beats greedy
 
 
 def test_bad_arguments_and_illegal_actions_are_refused_with_clear_errors():
@@ -279,8 +386,8 @@ def test_bad_arguments_and_illegal_actions_are_refused_with_clear_errors():
     with pytest.raises(ValueError, match="game 2: action .* is not legal"):
         engine.step(actions)
     assert engine.state_dict(2) == before  # nothing applied
-    with pytest.raises(ValueError, match="no batched player 'expert'"):
-        engine.scripted_actions(["expert", "naive"])
+    with pytest.raises(ValueError, match="no batched player 'lookahead'"):
+        engine.scripted_actions(["lookahead", "naive"])
     with pytest.raises(ValueError, match="one player for each of the 2 seats"):
         engine.play(["naive"])
     with pytest.raises(ValueError, match="game index"):
@@ -300,7 +407,7 @@ def test_the_vector_env_has_the_single_game_envs_spaces():
 
 
 def test_the_vector_envs_opponents_play_the_reference_players_moves_until_the_learners_turn():
-    for opponent in ("naive", "greedy"):
+    for opponent in ("naive", "greedy", "expert"):
         env = SkipBoVectorEnv("standard", 3, num_envs=8, opponents=[opponent], stock_size=6)
         env.reset(seed=3)
         ref = make_agent(opponent)
@@ -360,8 +467,8 @@ def test_stock_reward_pays_for_each_card_the_learner_plays_from_its_stock():
 
 
 def test_the_vector_env_refuses_bad_options_and_illegal_actions():
-    with pytest.raises(ValueError, match="no batched player 'expert'"):
-        SkipBoVectorEnv(opponents=["expert"])
+    with pytest.raises(ValueError, match="no batched player 'lookahead'"):
+        SkipBoVectorEnv(opponents=["lookahead"])
     with pytest.raises(ValueError, match="seat must be"):
         SkipBoVectorEnv(seat=2)
     with pytest.raises(ValueError, match="weight of 'naive'"):

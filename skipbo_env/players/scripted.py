@@ -151,7 +151,7 @@ class ExpertAgent(GreedyAgent):
 
     In Skip-Bo Masters it pays every toll it can and spends no other coins; in the junior
     games, where play is compulsory, steps 1-4 pick the play and a safe play is preferred.
-    Mirror: none yet (the batched engine has no expert)"""
+    Mirror: vector.players.expert_action"""
 
     name = "expert"
     SAFE_GAP = 3  # measured best of 0-5 against naive (docs/agents.md)
@@ -175,7 +175,8 @@ class ExpertAgent(GreedyAgent):
     # -- helpers -------------------------------------------------------------------------------
     def _danger(self, view: SeatView) -> int | None:
         """The number a building pile must not be raised to: one below the next player's
-        stock top (None when that top is a wild or the stock is empty)."""
+        stock top (None when that top is a wild or the stock is empty).
+        Mirror: vector.players._danger"""
         nxt = (view.seat + 1) % view.rules.num_players
         if nxt in view.rules.team_of(view.seat):
             return None
@@ -187,7 +188,8 @@ class ExpertAgent(GreedyAgent):
     def _safe(self, view: SeatView, pile: int) -> bool:
         """Raising `pile` keeps it out of the next player's easy reach: it completes the pile,
         or goes past their stock top, or leaves more than SAFE_GAP numbers between the pile
-        and their stock top that their visible discard-pile tops cannot fill."""
+        and their stock top that their visible discard-pile tops cannot fill.
+        Mirror: vector.players._safe"""
         new = len(view.building_piles[pile]) + 1
         danger = self._danger(view)
         if danger is None or new == view.rules.max_rank or new > danger:
@@ -200,6 +202,7 @@ class ExpertAgent(GreedyAgent):
         return missing > self.SAFE_GAP
 
     def _stock_play(self, view: SeatView, plays) -> int | None:
+        """Mirror: vector.players._expert_stock_play"""
         stock = [(a, s, pile) for a, s, pile in plays if s.kind == "stock"]
         if not stock:
             return None
@@ -222,6 +225,7 @@ class ExpertAgent(GreedyAgent):
         return list(view.hand)
 
     def _chain_step(self, view: SeatView, plays) -> int | None:
+        """Mirror: vector.players._expert_chain_step"""
         top = view.stock_tops[view.seat]
         m = view.rules.max_rank + 1
         if top is None or top % m == 0:
@@ -255,7 +259,8 @@ class ExpertAgent(GreedyAgent):
     def _fill(tops, hand, needs) -> tuple | None:
         """Cards for each number in `needs` from discard-pile tops and hand ranks (wild 0):
         discard tops first (digging down), then hand numbers, then wilds from discard tops,
-        then hand wilds. Returns (first source, wilds used, hand cards used) or None."""
+        then hand wilds. Returns (first source, wilds used, hand cards used) or None.
+        Mirror: vector.players._fill"""
         piles = [cards[:] for _, cards in tops]
         hand = hand[:]
         first, wilds, hand_used = None, 0, 0
@@ -286,7 +291,8 @@ class ExpertAgent(GreedyAgent):
         return first, wilds, hand_used
 
     def _action_for(self, view: SeatView, plays, key: tuple, pile: int) -> int | None:
-        """The legal play from source `key` onto `pile`."""
+        """The legal play from source `key` onto `pile`.
+        Mirror: vector.players._hand_play"""
         for action, source, target in plays:
             if target != pile:
                 continue
@@ -299,7 +305,8 @@ class ExpertAgent(GreedyAgent):
         return None
 
     def _hand_out(self, view: SeatView, plays) -> int | None:
-        """The first play of a sequence that empties the hand, if there is one."""
+        """The first play of a sequence that empties the hand, if there is one.
+        Mirror: vector.players._expert_hand_out"""
         if view.rules.stacked or not view.hand:
             return None
         m, fits = view.rules.max_rank + 1, view.fits
@@ -331,6 +338,7 @@ class ExpertAgent(GreedyAgent):
         return self._action_for(view, plays, first[0], first[1])
 
     def _safe_play(self, view: SeatView, plays) -> int | None:
+        """Mirror: vector.players._expert_safe_play"""
         options = []
         for action, source, pile in plays:
             card = self._card(view, source)
@@ -343,7 +351,8 @@ class ExpertAgent(GreedyAgent):
 
     def _unstall(self, view: SeatView, plays) -> int | None:
         """With nothing left to draw, any play (numbers before wilds, the highest pile
-        first) rather than a turn that may end the game as a draw."""
+        first) rather than a turn that may end the game as a draw.
+        Mirror: vector.players._expert_unstall"""
         if view.draw_pile_size or view.set_aside:
             return None
         options = [(view.rank(self._card(view, source)) == 0, -len(view.building_piles[pile]),
@@ -351,6 +360,7 @@ class ExpertAgent(GreedyAgent):
         return min(options)[2] if options else None
 
     def _discard(self, view: SeatView) -> int:
+        """Mirror: vector.players._expert_discard"""
         layout = view.layout
         tops = [pile[-1] if pile else None for pile in view.discard_piles[view.seat]]
         keep = self._chain_needs(view)
@@ -375,7 +385,8 @@ class ExpertAgent(GreedyAgent):
         return layout.discard(best[1], best[2])
 
     def _chain_needs(self, view: SeatView) -> set[int]:
-        """The numbers between some building pile and the stock top."""
+        """The numbers between some building pile and the stock top.
+        Mirror: vector.players._expert_discard"""
         top = view.stock_tops[view.seat]
         if top is None or view.rank(top) == 0:
             return set()

@@ -27,7 +27,7 @@ DEFAULTS: dict[str, Any] = {
     "total_timesteps": None,
     "n_envs": 0,  # 0: one per core (vec_env batched: 256 games)
     # "subproc" (a process per environment), "dummy" (all in this process) or "batched" (the
-    # numba batched engine, skipbo_env.vector: scripted random/naive/greedy opponents only)
+    # numba batched engine, skipbo_env.vector: scripted random/naive/greedy/expert opponents only)
     "vec_env": "subproc",
     "opponents": {"random": 1.0},  # scripted players (or checkpoint paths) by weight
     "self_play": {"weight": 0.0, "save_every": 100_000, "pool_size": 10, "refresh": 100},

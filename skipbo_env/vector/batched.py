@@ -141,8 +141,8 @@ class VectorEngine:
 
     def scripted_actions(self, players) -> np.ndarray:
         """Each game's action by the batched scripted player in the seat to act (-1 where the
-        game is over): `players` names one of "random", "naive", "greedy" per seat, or is an
-        int array [num_games, players] of their numbers (0, 1, 2)."""
+        game is over): `players` names one of "random", "naive", "greedy", "expert" per seat,
+        or is an int array [num_games, players] of their numbers (0, 1, 2, 3)."""
         KA.choose_all(self._kinds(players), self.state, self.static, self.buffers)
         return self.buffers.actions
 

@@ -47,8 +47,8 @@ def _weights(opponents) -> np.ndarray:
 
 class SkipBoVectorEnv(gym.vector.VectorEnv):
     """`num_envs` games in the batched engine; in each the learner plays one seat and batched
-    scripted players (`random`, `naive`, `greedy`, drawn afresh for every seat of every game
-    by `opponents`' weights) play the others inside the engine.
+    scripted players (`random`, `naive`, `greedy`, `expert`, drawn afresh for every seat of
+    every game by `opponents`' weights) play the others inside the engine.
 
     The single-game spaces and rewards are those of `SkipBo-v0` (`SkipBoEnv`): the learner's
     observation (docs/observation.md), Discrete actions, +1/-1 for a win/loss at the end
