@@ -26,8 +26,8 @@ def test_env_is_wrapped_as_pettingzoo_classic_games_are():
     e = skipbo_env.env()
     assert isinstance(e, wrappers.OrderEnforcingWrapper)
     assert isinstance(e.env, wrappers.AssertOutOfBoundsWrapper)
-    assert isinstance(e.env.env, ActionCheckWrapper)  # the check that -O cannot remove
-    assert isinstance(e.env.env.env, wrappers.TerminateIllegalWrapper)
+    assert isinstance(e.env.env, wrappers.TerminateIllegalWrapper)
+    assert isinstance(e.env.env, ActionCheckWrapper)  # with the check that -O cannot remove
     assert isinstance(e.unwrapped, skipbo_env.raw_env)
     assert e.metadata["name"] == "skipbo_v0"
 

@@ -39,25 +39,35 @@ class _Actions(spaces.Discrete):
         return super().contains(x)
 
 
-class ActionCheckWrapper(wrappers.BaseWrapper):
-    """Refuses, with ValueError, an action that is not an integer of the action space (or
-    None for a finished agent), whatever the interpreter's flags: PettingZoo's out-of-bounds
-    wrapper asserts, and ``python -O`` removes assertions, after which the illegal-move wrapper
-    would index the mask with the action (-1 reads the last entry)."""
+class ActionCheckWrapper(wrappers.TerminateIllegalWrapper):
+    """PettingZoo's illegal-move wrapper (an illegal action ends the game with
+    `illegal_reward` for the offender) that first refuses, with ValueError, an action that is
+    not an integer of the action space (or None for a finished agent), whatever the
+    interpreter's flags: PettingZoo's out-of-bounds wrapper asserts, and ``python -O`` removes
+    assertions, after which the mask would be indexed with the action (-1 reads the last
+    entry). One layer, not two: every wrapper layer costs each step its delegation."""
+
+    def __init__(self, env, illegal_reward: float):
+        super().__init__(env, illegal_reward=illegal_reward)
+        self._n = env.action_space(env.possible_agents[0]).n
 
     def step(self, action) -> None:
-        agent = self.agent_selection
-        done = self.terminations.get(agent) or self.truncations.get(agent)
+        if type(action) is not int or not 0 <= action < self._n:  # the plain int is the hot path
+            action = self._checked(action)
+        super().step(action)
+
+    def _checked(self, action):
         if isinstance(action, np.ndarray) and action.shape == ():
             action = action[()]  # a 0-d array, as some libraries pass a Discrete action
-        if not (action is None and done):
-            n = self.action_space(agent).n
-            if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-                raise ValueError(f"action must be an integer from 0 to {n - 1}, got "
-                                 f"{action!r}")
-            if not 0 <= action < n:
-                raise ValueError(f"action {action} is outside 0..{n - 1}")
-        super().step(action)
+        agent = self.agent_selection
+        if action is None and (self.terminations.get(agent) or self.truncations.get(agent)):
+            return action
+        n = self._n
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise ValueError(f"action must be an integer from 0 to {n - 1}, got {action!r}")
+        if not 0 <= action < n:
+            raise ValueError(f"action {action} is outside 0..{n - 1}")
+        return action
 
 
 def env(variant: str = "standard", num_players: int = 2, render_mode: str | None = None,
@@ -66,8 +76,7 @@ def env(variant: str = "standard", num_players: int = 2, render_mode: str | None
     reward -1 for the offender, out-of-bounds actions assert (and raise ValueError where
     assertions are off), and the call order is enforced."""
     e = raw_env(variant=variant, num_players=num_players, render_mode=render_mode, **overrides)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = ActionCheckWrapper(e)
+    e = ActionCheckWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
