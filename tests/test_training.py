@@ -257,7 +257,7 @@ def test_the_train_command_names_a_bad_config_and_trains_nothing(tmp_path):
 def test_training_on_the_batched_engine_writes_a_checkpoint_that_plays(tmp_path):
     raw = {"name": "batched", "variant": "short", "rules": {"stock_size": 3},
            "total_timesteps": 1024, "n_envs": 32, "vec_env": "batched",
-           "opponents": {"random": 1.0, "naive": 1.0, "expert": 0.0},
+           "opponents": {"random": 1.0, "naive": 1.0, "expert": 1.0},
            "ppo": {"n_steps": 16, "batch_size": 128, "n_epochs": 1, "net_arch": [32]},
            "eval": {"every": 512, "games": 4, "opponents": ["naive"], "final_games": 4,
                     "final_opponents": ["random"]},
