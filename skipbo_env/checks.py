@@ -101,6 +101,20 @@ def number(value: Any, name: str, *, minimum: float | None = None,
     return float(value)
 
 
+def action(value: Any, n: int) -> int:
+    """`value` as an action of a ``Discrete(n)`` space: an integer (Python's or numpy's, or a
+    0-d integer array as some libraries pass one) in ``0..n-1``. A float is refused, never
+    truncated (80.9 is no action), and so is a bool."""
+    if isinstance(value, np.ndarray) and value.shape == ():
+        value = value[()]
+    if not is_integer(value):
+        raise ArgumentTypeError(f"action must be an integer from 0 to {n - 1}, got "
+                                f"{shown(value)}")
+    if not 0 <= value < n:
+        raise ValueError(f"action {shown(value)} is outside 0..{n - 1}")
+    return int(value)
+
+
 def boolean(value: Any, name: str) -> bool:
     """`value`, which must be True or False."""
     if not isinstance(value, (bool, np.bool_)):

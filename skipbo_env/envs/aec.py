@@ -22,6 +22,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from .. import checks
 from ..engine import Game
 from ..observation import PILE_DEPTH, ObservationEncoder
 from ..rules import Rules
@@ -57,17 +58,10 @@ class ActionCheckWrapper(wrappers.TerminateIllegalWrapper):
         super().step(action)
 
     def _checked(self, action):
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action[()]  # a 0-d array, as some libraries pass a Discrete action
         agent = self.agent_selection
         if action is None and (self.terminations.get(agent) or self.truncations.get(agent)):
             return action
-        n = self._n
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"action must be an integer from 0 to {n - 1}, got {action!r}")
-        if not 0 <= action < n:
-            raise ValueError(f"action {action} is outside 0..{n - 1}")
-        return action
+        return checks.action(action, self._n)
 
 
 def env(variant: str = "standard", num_players: int = 2, render_mode: str | None = None,

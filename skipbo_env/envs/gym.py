@@ -182,25 +182,13 @@ class SkipBoEnv(gym.Env):
             self.render()
         return self._observe(), self._info()
 
-    def _checked(self, action) -> int:
-        """`action` as an int of the action space, else ValueError (a float is not truncated:
-        80.9 is no action, as in the AEC env)."""
-        n = self.layout.size
-        if isinstance(action, np.ndarray) and action.shape == ():
-            action = action[()]  # a 0-d array, as some libraries pass a Discrete action
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise ValueError(f"action must be an integer from 0 to {n - 1}, got {action!r}")
-        if not 0 <= action < n:
-            raise ValueError(f"action {action} is outside 0..{n - 1}")
-        return int(action)
-
     def step(self, action):
         game = self.game
         if game is None:
             raise RuntimeError("call reset() before step()")
         if self._ended:
             raise RuntimeError("the game is over; call reset()")
-        action = self._checked(action)
+        action = checks.action(action, self.layout.size)  # 80.9 is refused, not truncated
         if game.is_over:
             # The opponents finished the game before the learner's first turn (tiny stocks):
             # this step reports the result and ignores the action.

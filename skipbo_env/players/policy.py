@@ -135,6 +135,13 @@ POLICY_CLASS = "MaskableActorCriticPolicy"
 MAX_LAYERS, MAX_WIDTH = 16, 8192  # sane bounds on a card's net_arch
 
 
+def is_net_arch(arch) -> bool:
+    """Whether `arch` is a list of 1 to MAX_LAYERS hidden layer widths of 1 to MAX_WIDTH (what
+    the safe loader builds, so also what a training config may ask for)."""
+    return isinstance(arch, list) and 1 <= len(arch) <= MAX_LAYERS and all(
+        checks.is_integer(w) and 1 <= w <= MAX_WIDTH for w in arch)
+
+
 def policy_card(net_arch, activation: str = "tanh") -> dict:
     """The ``"policy"`` section of a model card: what the safe loader needs to rebuild the
     network (the spaces come from the card's rules and pile_depth)."""
@@ -183,8 +190,7 @@ def network_of(card: dict, path: str = "") -> tuple[list[int], str]:
         raise ValueError(f"model card of {path}: policy.class {checks.shown(spec.get('class'))} "
                          f"is not supported (only {POLICY_CLASS})")
     arch = spec.get("net_arch")
-    if (not isinstance(arch, list) or not 1 <= len(arch) <= MAX_LAYERS
-            or any(not checks.is_integer(w) or not 1 <= w <= MAX_WIDTH for w in arch)):
+    if not is_net_arch(arch):
         raise ValueError(f"model card of {path}: policy.net_arch must be a list of 1 to "
                          f"{MAX_LAYERS} layer widths from 1 to {MAX_WIDTH}, got "
                          f"{checks.shown(arch)}")

@@ -98,10 +98,9 @@ def check_dir(value, key: str) -> str:
 
 def check_net_arch(arch, key: str = "ppo.net_arch") -> list[int]:
     """Hidden layer widths, as the safe checkpoint loader accepts them."""
-    from ..players.policy import MAX_LAYERS, MAX_WIDTH
+    from ..players.policy import MAX_LAYERS, MAX_WIDTH, is_net_arch
 
-    if not isinstance(arch, list) or not 1 <= len(arch) <= MAX_LAYERS or any(
-            not checks.is_integer(w) or not 1 <= w <= MAX_WIDTH for w in arch):
+    if not is_net_arch(arch):
         raise ConfigError(f"{key} must be a list of 1 to {MAX_LAYERS} layer widths from 1 to "
                           f"{MAX_WIDTH}, got {_show(arch)}")
     return arch
