@@ -4,7 +4,8 @@
 
 Each player plays `--games` two-player games (standard, stock 20) against `expert`, from both
 seats; the script times every call of its `act` and prints the mean, the 95th percentile and
-the largest in milliseconds, with the moves per game.
+the largest in milliseconds, with the moves per game. A player may be a checkpoint or
+``lookahead:CHECKPOINT``; torch then runs on one thread.
 """
 
 from __future__ import annotations
@@ -25,6 +26,11 @@ def main() -> None:
     parser.add_argument("--players", default=",".join(AGENTS))
     args = parser.parse_args()
     rules = Rules.preset("standard", 2, stock_size=20)
+    try:
+        import torch
+        torch.set_num_threads(1)
+    except ImportError:
+        pass
     print("| player | moves per game | mean ms/move | 95th percentile ms | largest ms |")
     print("|---|---|---|---|---|")
     for name in args.players.split(","):

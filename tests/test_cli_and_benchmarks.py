@@ -1,6 +1,7 @@
 """The demonstration command and the benchmark scripts run and say what they measure."""
 
 import io
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -95,3 +96,15 @@ def test_the_expert_speed_benchmark_prints_batched_beside_reference():
                             capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "expert speed: batched" in result.stdout and "reference expert,expert" in result.stdout
+
+
+def test_the_training_speed_benchmark_ends_with_both_paths_and_their_ratio():
+    pytest.importorskip("sb3_contrib")
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "training_speed.py"),
+                             "--games", "8", "--batched-steps", "256",
+                             "--subproc-steps", "256", "--snapshots", "1"],
+                            capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    last = result.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"training speed: batched \d+ steps/s, subproc \d+ steps/s, "
+                        r"ratio \d+\.\d", last), last

@@ -2,6 +2,7 @@
 loaded, evaluated and seated in a tournament. Needs the train extra (installed by .ci/run)."""
 
 import json
+import os
 import subprocess
 import sys
 import zipfile
@@ -230,10 +231,17 @@ def test_the_opponent_pool_draws_by_weight_and_adds_saved_policies(smoke, tmp_pa
     ({"eval": {"opponents": ["gm"]}}, "eval.opponents must be a list of player names"),
     ({"vec_env": "ray"}, "vec_env must be one of subproc, dummy, batched"),
     ({"vec_env": "batched", "opponents": {"naive": 1, "lookahead": 1}},
-     "vec_env batched plays only random, naive, greedy, expert as opponents, not 'lookahead'"),
-    ({"vec_env": "batched", "self_play": {"weight": 0.5}}, "vec_env batched has no self-play"),
-    ({"vec_env": "batched", "curriculum": [{"until": 10, "stock_size": 2}]},
-     "vec_env batched has no stock-size curriculum"),
+     "vec_env batched plays random, naive, greedy, expert and checkpoints as opponents, not "
+     "'lookahead'"),
+    ({"vec_env": "batched", "pretrain": {"samples": 10, "teacher": "lookahead"}},
+     "pretrain.teacher: vec_env batched clones one of random, naive, greedy, expert"),
+    ({"pretrain": {"samples": 10, "dagger": {"rounds": 2}}},
+     "pretrain.dagger.rounds needs vec_env batched"),
+    ({"vec_env": "batched", "pretrain": {"dagger": {"rounds": 2}}},
+     "pretrain.dagger.rounds needs vec_env batched and pretrain.samples above 0"),
+    ({"pretrain": {"dagger": {"rounds": -1}}}, "pretrain.dagger.rounds must be"),
+    ({"pretrain": {"dagger": {"epochs": 0}}}, "pretrain.dagger.epochs must be"),
+    ({"pretrain": {"dagger": {"turns": 1}}}, "unknown key(s) pretrain.dagger.turns"),
 ])
 def test_a_bad_config_stops_before_training_naming_the_key(change, message):
     raw = {"name": "x", "total_timesteps": 100, **change}
@@ -257,7 +265,12 @@ def test_the_train_command_names_a_bad_config_and_trains_nothing(tmp_path):
 def test_training_on_the_batched_engine_writes_a_checkpoint_that_plays(tmp_path):
     raw = {"name": "batched", "variant": "short", "rules": {"stock_size": 3},
            "total_timesteps": 1024, "n_envs": 32, "vec_env": "batched",
-           "opponents": {"random": 1.0, "naive": 1.0, "expert": 1.0},
+           "opponents": {"random": 1.0, "naive": 1.0, "expert": 1.0,
+                         "checkpoints/short_2p.zip": 1.0},
+           "self_play": {"weight": 1.0, "save_every": 256, "pool_size": 2},
+           "curriculum": [{"until": 512, "stock_size": 2}],
+           "pretrain": {"samples": 300, "epochs": 1, "dagger": {"rounds": 1, "samples": 200,
+                                                                "epochs": 1}},
            "ppo": {"n_steps": 16, "batch_size": 128, "n_epochs": 1, "net_arch": [32]},
            "eval": {"every": 512, "games": 4, "opponents": ["naive"], "final_games": 4,
                     "final_opponents": ["random"]},
@@ -265,8 +278,15 @@ def test_training_on_the_batched_engine_writes_a_checkpoint_that_plays(tmp_path)
     card = train(cfgmod.validate(raw), progress=False)
     assert card["steps"] >= 1024 and card["config"]["vec_env"] == "batched"
     assert card["n_envs"] == 32
-    assert [p["steps"] for p in card["learning_curve"]] == [512, 1024]
+    assert [p["steps"] for p in card["learning_curve"]] == [0, 512, 1024]
+    assert [p["stock_size"] for p in card["learning_curve"]] == [2, 3, 3]
     assert card["evaluation"]["results"]["random"]["games"] == 4
+    assert card["pretrain"]["samples"] >= 300 and card["pretrain"]["dagger"]["rounds"] == 1
+    assert card["pretrain"]["dagger"]["per_round"][0]["samples"] >= 200
+    assert card["learner_steps_per_s"] > 0 and card["peak_rss_mib"]["trainer"] > 0
+    pool = sorted(os.listdir(tmp_path / "runs" / "batched" / "pool"))
+    assert [f for f in pool if f.endswith(".zip")] == ["step_000000768.zip",
+                                                       "step_000001024.zip"]
     agent = load_policy_agent(str(tmp_path / "checkpoints" / "batched.zip"), seed=0)
     game = Game(Rules.preset("short", 2, stock_size=3), seed=1)
     while not game.is_over:
@@ -327,6 +347,60 @@ def test_pretraining_samples_are_the_teachers_legal_moves_with_their_returns():
     game = Game(cfg["_rules"], 0)
     teacher = make_agent("expert", 0)
     assert game.action_mask()[teacher.act(game)]
+
+
+def test_batched_pretraining_samples_are_the_batched_teachers_moves_there_and_their_returns():
+    from skipbo_env.players.scripted import ExpertAgent
+    from skipbo_env.train.pretrain import collect
+
+    cfg = _tiny_cfg(vec_env="batched", n_envs=16, opponents={"naive": 1.0, "expert": 1.0},
+                    pretrain={"samples": 400})
+    obs, masks, actions, returns = collect(cfg, 3, 400, seed=4)
+    assert len(obs) == len(masks) == len(actions) == len(returns) >= 400
+    assert masks[np.arange(len(actions)), actions].all()
+    assert (np.abs(returns) <= 1 + 0.1 * 3 + 1e-6).all() and (returns != 0).any()
+    again = collect(cfg, 3, 400, seed=4)
+    assert all(np.array_equal(a, b) for a, b in zip((obs, masks, actions, returns), again))
+    # Game 0's first decision, replayed in the reference engine, is the reference expert's.
+    from skipbo_env.vector import SkipBoVectorEnv
+
+    env = SkipBoVectorEnv("short", 2, num_envs=16, opponents={"naive": 1.0, "expert": 1.0},
+                          stock_reward=0.1, stock_size=3)
+    env.reset(seed=4)
+    assert np.array_equal(env.engine.obs[0], obs[0])
+    assert actions[0] == ExpertAgent(0).act(env.game(0))
+
+
+def test_dagger_labels_the_learners_own_states_with_the_teachers_moves():
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from skipbo_env.players.scripted import ExpertAgent
+    from skipbo_env.train.pretrain import collect_batched
+    from skipbo_env.vector import SkipBoVectorEnv
+
+    cfg = _tiny_cfg(vec_env="batched", n_envs=8, pretrain={"samples": 100})
+    env = SkipBoVectorEnv("short", 2, num_envs=8, opponents="naive", stock_size=3)
+    model = MaskablePPO("MlpPolicy", SkipBoEnv("short", 2, opponents="naive", stock_size=3),
+                        seed=0, policy_kwargs={"net_arch": [16]})
+    obs, masks, labels, _ = collect_batched(cfg, 3, 200, seed=1, policy=model.policy)
+    assert masks[np.arange(len(labels)), labels].all()
+    # Replay the learner's own play (the same seeds): each state it reached is labelled with
+    # the reference expert's move there.
+    env.reset(seed=1)
+    torch.manual_seed(1)
+    rows = []
+    for _ in range(4):
+        for i in range(8):
+            rows.append((env.engine.obs[i].copy(), ExpertAgent(0).act(env.game(i))))
+        actions, _ = model.policy.predict(env.engine.obs.copy(),
+                                          action_masks=env.action_masks(),
+                                          deterministic=False)
+        env.step(actions)
+    replayed = {o.tobytes(): a for o, a in rows}
+    assert all(replayed[o.tobytes()] == a for o, a in zip(obs, labels)
+               if o.tobytes() in replayed)
+    assert sum(o.tobytes() in replayed for o in obs) >= 24
 
 
 def test_pretraining_teaches_the_policy_the_teachers_moves():

@@ -24,8 +24,7 @@ from ..actions import HAND, STOCK, ActionKind
 from ..engine import COIN, Game, Phase, card_name
 from ..match import Match
 from ..players.base import Agent
-from ..players.lookahead import LookaheadAgent
-from ..players.registry import is_checkpoint, make_agent
+from ..players.registry import SEARCH, is_checkpoint, make_agent, searched_checkpoint
 from ..rules import Rules
 from ..spec import GameSpec
 from ..view import SeatView
@@ -49,6 +48,15 @@ class Move:
     def to_dict(self) -> dict:
         return {"action": self.action, "text": self.text, "source": self.source,
                 "target": self.target}
+
+
+def shown_player(name: str) -> str:
+    """A player's name at the table: a checkpoint by its file name without the folder and
+    ".zip" (``lookahead:`` kept before it for the search around one)."""
+    searched = searched_checkpoint(name)
+    if searched is not None:
+        return SEARCH + shown_player(searched)
+    return os.path.splitext(os.path.basename(name))[0] if is_checkpoint(name) else name
 
 
 def parse_opponents(spec: str | list[str]) -> list[str]:
@@ -181,13 +189,8 @@ class PlaySession:
         self.bots: dict[int, Agent] = {}
         for s, name in zip(others, names):
             bot_seed = int(rng.integers(2**31))
-            if name == LookaheadAgent.name and search_rollouts is not None:
-                self.bots[s] = LookaheadAgent(bot_seed, rollouts=search_rollouts)
-            else:
-                self.bots[s] = make_agent(name, bot_seed, self.rules)
-        # A checkpoint is shown by its file name without the folder and ".zip".
-        shown = [os.path.splitext(os.path.basename(x))[0] if is_checkpoint(x) else x
-                 for x in names]
+            self.bots[s] = make_agent(name, bot_seed, self.rules, rollouts=search_rollouts)
+        shown = [shown_player(x) for x in names]
         self.names = ["you" if s == human_seat else shown[others.index(s)] for s in range(n)]
         self._helper = make_agent("expert", 0)
         self._match_seed = int(rng.integers(2**63))

@@ -1,5 +1,6 @@
-"""The search player `lookahead`: `expert` play, plus determinised rollouts at the choices that
-matter (docs/agents.md)."""
+"""The search players: `lookahead` (`expert` play, plus determinised rollouts at the choices
+that matter) and `lookahead:CHECKPOINT` (the same search around a trained policy, which is
+its move prior and its own moves in the rollouts); docs/agents.md."""
 
 from __future__ import annotations
 
@@ -127,9 +128,7 @@ class LookaheadAgent(ExpertAgent):
         """Expert play for every seat until the end of this seat's next turn; the outcome."""
         n, seat = view.rules.num_players, view.seat
         end = view.turn + n + 1
-        choose = ExpertAgent.choose
-        while not game.is_over and game.turn < end:
-            game.step(choose(self, game.view(game.current_player)))
+        self._play_out(game, seat, end)
         teams = view.rules.teams or [(p,) for p in range(n)]
         left = {team: sum(len(game.stocks[s]) for s in team) for team in teams}
         mine = next(team for team in teams if seat in team)
@@ -137,3 +136,72 @@ class LookaheadAgent(ExpertAgent):
         if game.phase == Phase.WON:
             value += self.WIN if seat in game.winning_seats() else -self.WIN
         return value
+
+    def _play_out(self, game: Game, seat: int, end: int) -> None:
+        """A rollout's moves: `expert` for every seat until turn `end` or the end."""
+        choose = ExpertAgent.choose
+        while not game.is_over and game.turn < end:
+            game.step(choose(self, game.view(game.current_player)))
+
+
+class PolicyLookaheadAgent(LookaheadAgent):
+    """`lookahead:CHECKPOINT`: a trained policy with a search on top. The policy is the move
+    prior: its most likely legal action is played outright when it is at least `SURE` likely
+    (or the only one), else the `top` most likely actions with distinct outcomes (each at
+    least `MIN_PRIOR` likely) are searched as `lookahead` searches: `samples` determinised deals
+    of the hidden cards, the same for every action, each action followed by a rollout to the
+    end of this seat's next turn in which the policy plays this seat and `expert` the others;
+    an action replaces the policy's choice only when it beats it by `Z` standard errors
+    (paired over the deals). A toll is paid as `expert` pays it. `rollouts` caps the rollouts
+    a decision may spend (None: ``top * samples``); play is a function of the seed.
+    Mirror: none (a search player; it runs on the reference engine)"""
+
+    name = "lookahead:policy"
+    SAMPLES = 6
+    TOP = 3
+    SURE = 0.9
+    MIN_PRIOR = 0.02
+    Z = 2.0
+
+    def __init__(self, policy, seed: int = 0, samples: int = SAMPLES, top: int = TOP,
+                 rollouts: int | None = None):
+        super().__init__(seed, samples=samples, rollouts=rollouts)
+        self.policy = policy  # a players.policy.PolicyAgent, deterministic
+        self.top = checks.integer(top, "top", minimum=2)
+
+    def choose(self, view: SeatView) -> int:
+        toll = toll_or_none(view)
+        if toll is not None:
+            return toll
+        game = Game.from_view(view, self.rng)
+        probs = self.policy.probabilities(game)
+        order = [int(a) for a in np.argsort(-probs, kind="stable") if probs[a] > 0]
+        best = order[0]
+        if len(order) == 1 or probs[best] >= self.SURE:
+            return best
+        wanted = [a for a in order if probs[a] >= self.MIN_PRIOR]
+        candidates = self._distinct(view, game, best)
+        candidates = [a for a in candidates if a in wanted]
+        candidates.sort(key=lambda a: -probs[a])
+        candidates = candidates[:self.top]
+        if len(candidates) < 2:
+            return best
+        deals = self.samples
+        if self.rollouts is not None:
+            deals = min(deals, self.rollouts // len(candidates))
+            if deals < 2:
+                return best  # the cap cannot pay for a search worth the name
+        games = [game] + [Game.from_view(view, self.rng) for _ in range(deals - 1)]
+        z = self._z(self._values(view, candidates, games))
+        i = int(np.argmax(z))
+        return candidates[i + 1] if z[i] > self.Z else best
+
+    def _play_out(self, game: Game, seat: int, end: int) -> None:
+        """A rollout's moves: the policy for this seat, `expert` for the others."""
+        choose, policy = ExpertAgent.choose, self.policy
+        while not game.is_over and game.turn < end:
+            p = game.current_player
+            game.step(policy.act(game) if p == seat else choose(self, game.view(p)))
+
+    def __repr__(self) -> str:
+        return f"PolicyLookaheadAgent({self.policy.path!r})"

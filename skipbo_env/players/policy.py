@@ -22,6 +22,8 @@ import os
 import pickle
 import zipfile
 
+import numpy as np
+
 from .. import checks
 from ..actions import ActionLayout
 from ..engine import Game
@@ -68,6 +70,19 @@ class PolicyAgent(Agent):
         action, _ = self.model.predict(obs, action_masks=mask,
                                        deterministic=self.deterministic)
         return int(action)
+
+    def probabilities(self, game: Game) -> np.ndarray:
+        """The policy's probability of each action for the player to act (0 where illegal)."""
+        import torch
+
+        obs = self.encoder_for(game.rules).encode(game, game.current_player)
+        mask = game.action_mask().astype(bool)
+        with torch.no_grad():
+            dist = self.model.get_distribution(torch.as_tensor(obs[None]),
+                                               action_masks=mask[None])
+            probs = dist.distribution.probs[0].numpy().astype(np.float64)
+        probs[~mask] = 0.0
+        return probs
 
     def __repr__(self) -> str:
         return f"PolicyAgent({self.path!r})"

@@ -5,6 +5,8 @@ A player spec is one of
   ``lookahead``);
 - a checkpoint path: a ``.zip`` written by the training scripts (or any name with a path
   separator), played by `skipbo_env.players.policy`;
+- ``lookahead:PATH`` (`SEARCH`): the search player around the policy at checkpoint PATH
+  (`lookahead.PolicyLookaheadAgent`), allowed wherever that checkpoint is;
 - ``self_play`` (`SELF_PLAY`), where the caller allows it: frozen copies of the learner in
   training (the Gymnasium env's `OpponentPool`, the roles env, the training configs).
 
@@ -20,7 +22,7 @@ from collections.abc import Collection
 from .. import checks
 from ..rules import Rules
 from .base import Agent
-from .lookahead import LookaheadAgent
+from .lookahead import LookaheadAgent, PolicyLookaheadAgent
 from .scripted import ExpertAgent, GreedyAgent, NaiveAgent, RandomAgent
 
 SCRIPTED: dict[str, type[Agent]] = {cls.name: cls for cls in (
@@ -28,15 +30,31 @@ SCRIPTED: dict[str, type[Agent]] = {cls.name: cls for cls in (
 """The scripted players by name."""
 AGENTS = SCRIPTED  # the name of earlier releases
 SELF_PLAY = "self_play"
+SEARCH = "lookahead:"  # the prefix of a search player around a checkpoint
 
-__all__ = ["AGENTS", "SCRIPTED", "SELF_PLAY", "Agent", "ExpertAgent", "GreedyAgent",
-           "LookaheadAgent", "NaiveAgent", "RandomAgent", "check_player", "is_checkpoint",
-           "make_agent"]
+__all__ = ["AGENTS", "SCRIPTED", "SEARCH", "SELF_PLAY", "Agent", "ExpertAgent", "GreedyAgent",
+           "LookaheadAgent", "NaiveAgent", "PolicyLookaheadAgent", "RandomAgent", "check_player",
+           "checkpoint_of", "is_checkpoint", "make_agent", "searched_checkpoint"]
 
 
 def is_checkpoint(name: str) -> bool:
-    """Whether `name` names a checkpoint file rather than a scripted player."""
-    return isinstance(name, str) and (name.endswith(".zip") or os.path.sep in name)
+    """Whether `name` names a checkpoint file rather than a scripted player (or a search
+    around one: `searched_checkpoint`)."""
+    return isinstance(name, str) and not name.startswith(SEARCH) and (
+        name.endswith(".zip") or os.path.sep in name)
+
+
+def searched_checkpoint(name) -> str | None:
+    """The checkpoint path of a ``lookahead:PATH`` player, else None."""
+    if isinstance(name, str) and name.startswith(SEARCH) and is_checkpoint(name[len(SEARCH):]):
+        return name[len(SEARCH):]
+    return None
+
+
+def checkpoint_of(name) -> str | None:
+    """The checkpoint file a player spec loads (a checkpoint path, or the one a
+    ``lookahead:PATH`` searches around), else None."""
+    return name if is_checkpoint(name) else searched_checkpoint(name)
 
 
 def check_player(name, where: str | None = None, *, what: str = "player",
@@ -54,29 +72,40 @@ def check_player(name, where: str | None = None, *, what: str = "player",
         return name
     if self_play and name == SELF_PLAY:
         return name
-    allowed = checkpoints if isinstance(checkpoints, bool) else name in checkpoints
-    if allowed and is_checkpoint(name):
-        if exists and not os.path.isfile(name):
-            raise ValueError(f"{prefix}checkpoint {name} does not exist")
+    path = checkpoint_of(name)
+    allowed = checkpoints if isinstance(checkpoints, bool) else path in checkpoints
+    if allowed and path is not None:
+        if exists and not os.path.isfile(path):
+            raise ValueError(f"{prefix}checkpoint {path} does not exist")
         return name
     choices = [*SCRIPTED] + ([SELF_PLAY] if self_play else [])
     also = ""
     if checkpoints is True:
-        also = " or a checkpoint path (.zip)"
+        also = f" or a checkpoint path (.zip, or {SEARCH}PATH to search around it)"
     elif checkpoints:
-        choices += list(checkpoints)
+        choices += list(checkpoints) + [SEARCH + c for c in checkpoints]
     raise ValueError(f"{prefix}unknown {what} {name!r}; one of {', '.join(choices)}{also}")
 
 
-def make_agent(name: str, seed: int = 0, rules: Rules | None = None) -> Agent:
-    """The scripted player called `name`, or the trained policy at checkpoint path `name`
+def make_agent(name: str, seed: int = 0, rules: Rules | None = None,
+               rollouts: int | None = None) -> Agent:
+    """The scripted player called `name`, the trained policy at checkpoint path `name`
     (a ``.zip`` from the training scripts; needs the ``train`` extra; checked against
-    `rules` now when given), seeded with `seed`."""
+    `rules` now when given) or the search around one (``lookahead:PATH``), seeded with
+    `seed`. `rollouts` caps a search player's rollouts per decision (the others ignore it)."""
     seed = checks.integer(seed, "seed", minimum=0)
+    searched = searched_checkpoint(name)
+    if searched is not None:
+        from .policy import load_policy_agent
+        return PolicyLookaheadAgent(load_policy_agent(searched, rules=rules, seed=seed), seed,
+                                    rollouts=rollouts)
     if isinstance(name, str) and name not in SCRIPTED and is_checkpoint(name):
         from .policy import load_policy_agent
         return load_policy_agent(name, rules=rules, seed=seed)
     if not isinstance(name, str) or name not in SCRIPTED:
-        raise ValueError(f"unknown agent {name!r}; available: {', '.join(SCRIPTED)}, or a "
-                         f"checkpoint path (.zip)")
+        raise ValueError(f"unknown agent {checks.shown(name)}; available: "
+                         f"{', '.join(SCRIPTED)}, or a checkpoint path (.zip, or "
+                         f"{SEARCH}PATH)")
+    if name == LookaheadAgent.name and rollouts is not None:
+        return LookaheadAgent(seed, rollouts=rollouts)
     return SCRIPTED[name](seed)

@@ -22,7 +22,7 @@ from .. import checks
 from ..engine import Game
 from ..rules import Rules
 from .policy import check_checkpoint
-from .registry import is_checkpoint, make_agent
+from .registry import checkpoint_of, make_agent
 
 
 def _seeds(seed: int, deal: int, count: int) -> list[int]:
@@ -71,8 +71,9 @@ def run_games(rules: Rules, players: list[str], games: int, seed: int = 0,
         raise ValueError(f"give one player per seat: {n} names for {n} players, got "
                          f"{len(players)} ({', '.join(players)})")
     for name in set(players):
-        if is_checkpoint(name):
-            check_checkpoint(name)  # loaded in the workers
+        path = checkpoint_of(name)
+        if path is not None:
+            check_checkpoint(path)  # loaded in the workers
         else:
             make_agent(name)  # an unknown name fails here, before any game
     checks.integer(games, "games", minimum=1)

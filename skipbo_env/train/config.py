@@ -35,7 +35,10 @@ DEFAULTS: dict[str, Any] = {
     "stock_reward": 0.0,
     # Behaviour cloning before PPO (skipbo_env/train/pretrain.py); samples 0: none.
     "pretrain": {"samples": 0, "teacher": "expert", "epochs": 10, "learning_rate": 1e-3,
-                 "batch_size": 512},
+                 "batch_size": 512,
+                 # DAgger after cloning (vec_env batched): per round, `samples` states of the
+                 # learner's own play labelled by the teacher, then `epochs` on everything.
+                 "dagger": {"rounds": 0, "samples": 200_000, "epochs": 2}},
     "ppo": {
         "learning_rate": 3e-4, "n_steps": 1024, "batch_size": 256, "n_epochs": 10,
         "gamma": 0.995, "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01,
@@ -196,6 +199,13 @@ def validate(raw: dict) -> dict:
     number(pt["epochs"], "pretrain.epochs", integer=True, minimum=1, maximum=10**4)
     number(pt["batch_size"], "pretrain.batch_size", integer=True, minimum=2, maximum=10**7)
     number(pt["learning_rate"], "pretrain.learning_rate", above=0, maximum=1)
+    dagger = pt["dagger"]
+    number(dagger["rounds"], "pretrain.dagger.rounds", integer=True, minimum=0, maximum=1000)
+    number(dagger["samples"], "pretrain.dagger.samples", integer=True, minimum=1, maximum=10**9)
+    number(dagger["epochs"], "pretrain.dagger.epochs", integer=True, minimum=1, maximum=10**4)
+    if dagger["rounds"] and (cfg["vec_env"] != "batched" or not pt["samples"]):
+        raise ConfigError("pretrain.dagger.rounds needs vec_env batched and pretrain.samples "
+                          "above 0 (the learner's states are labelled by the batched teacher)")
     ppo = cfg["ppo"]
     number(ppo["learning_rate"], "ppo.learning_rate", above=0, maximum=1)
     number(ppo["n_steps"], "ppo.n_steps", integer=True, minimum=1, maximum=10**6)
@@ -227,20 +237,19 @@ def validate(raw: dict) -> dict:
 
 
 def _check_batched(cfg: dict) -> None:
-    """The batched engine plays its opponents inside its kernels: only its scripted players,
-    no self-play snapshots and no stock-size curriculum."""
+    """The batched engine plays its own scripted players (not `lookahead`) and checkpoints;
+    its teacher for behaviour cloning is one of its scripted players."""
+    from ..players.registry import is_checkpoint
     from ..vector.players import AGENT_NAMES
 
-    others = [name for name, w in cfg["opponents"].items() if w > 0 and name not in AGENT_NAMES]
+    others = [name for name, w in cfg["opponents"].items()
+              if w > 0 and name not in AGENT_NAMES and not is_checkpoint(name)]
     if others:
-        raise ConfigError(f"vec_env batched plays only {', '.join(AGENT_NAMES)} as opponents, "
-                          f"not {others[0]!r}; use vec_env subproc for it")
-    if cfg["self_play"]["weight"] > 0:
-        raise ConfigError("vec_env batched has no self-play: set self_play.weight to 0 or use "
-                          "vec_env subproc")
-    if cfg["curriculum"]:
-        raise ConfigError("vec_env batched has no stock-size curriculum: leave curriculum empty "
-                          "or use vec_env subproc")
+        raise ConfigError(f"vec_env batched plays {', '.join(AGENT_NAMES)} and checkpoints as "
+                          f"opponents, not {others[0]!r}; use vec_env subproc for it")
+    if cfg["pretrain"]["samples"] and cfg["pretrain"]["teacher"] not in AGENT_NAMES:
+        raise ConfigError(f"pretrain.teacher: vec_env batched clones one of "
+                          f"{', '.join(AGENT_NAMES)}, not {cfg['pretrain']['teacher']!r}")
 
 
 MAX_BATCHED_BYTES = 8 * 2**30  # the batched engine's arrays for n_envs games, at most

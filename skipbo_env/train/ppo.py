@@ -48,9 +48,11 @@ def make_vec_env(cfg: dict, n_envs: int, pool_dir: str):
         from skipbo_env.vector import SkipBoVectorEnv, sb3_vec_env
 
         opponents = {name: w for name, w in cfg["opponents"].items() if w > 0}
+        sp = cfg["self_play"]
         env = SkipBoVectorEnv(cfg["variant"], cfg["num_players"], num_envs=n_envs,
                               opponents=opponents, seat="random",
-                              stock_reward=cfg["stock_reward"], **cfg["rules"])
+                              stock_reward=cfg["stock_reward"], self_play=sp["weight"],
+                              pool=pool_dir, pool_size=sp["pool_size"], **cfg["rules"])
         vec = VecMonitor(sb3_vec_env(env))
         vec.seed(cfg["seed"])
         return vec
@@ -91,6 +93,16 @@ def save_checkpoint(model, path: str, card: dict) -> None:
     model.save(path)
     with open(os.path.splitext(path)[0] + ".json", "w") as f:
         json.dump(card, f, indent=1)
+
+
+def peak_rss_mib() -> dict:
+    """The peak resident memory of this process and of its largest child process (the
+    evaluation and environment workers), in MiB."""
+    import resource
+
+    kib = [resource.getrusage(who).ru_maxrss for who in (resource.RUSAGE_SELF,
+                                                          resource.RUSAGE_CHILDREN)]
+    return {"trainer": round(kib[0] / 1024), "largest_child": round(kib[1] / 1024)}
 
 
 RUN_MARK = ".skipbo-run"  # the file that marks a run directory `train` made itself
@@ -179,6 +191,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
             self.stock = None
             self.next_eval = ev["every"]
             self.next_save = cfg["self_play"]["save_every"]
+            self.eval_seconds = 0.0
 
         def _on_step(self) -> bool:
             steps = self.num_timesteps
@@ -198,14 +211,20 @@ def train(cfg: dict, progress: bool = True) -> dict:
                     card = os.path.join(pool_dir, os.path.splitext(old)[0] + ".json")
                     if os.path.exists(card):
                         os.remove(card)
+                if batched:  # the env processes list the pool as they draw; this one is told
+                    self.training_env.env_method("refresh_pool")
             if ev["games"] and steps >= self.next_eval:
                 self.next_eval += ev["every"]
+                t = time.perf_counter()
                 evaluate(steps, self.stock, self.logger)
+                self.eval_seconds += time.perf_counter() - t
             return True
 
     hooks = Hooks()
+    learn_start = time.perf_counter()
     model.learn(total_timesteps=cfg["total_timesteps"], callback=hooks, progress_bar=progress)
     wall = time.perf_counter() - start
+    learning = time.perf_counter() - learn_start - hooks.eval_seconds
     vec.close()
     if ev["games"] and (not curve or curve[-1]["steps"] != model.num_timesteps):
         evaluate(model.num_timesteps, stock_size_at(cfg, model.num_timesteps))
@@ -222,6 +241,9 @@ def train(cfg: dict, progress: bool = True) -> dict:
         **card_of(name, rules, model.num_timesteps, arch),
         "config": raw, "seed": cfg["seed"],
         "wall_time_s": round(wall, 1), "pretrain": pretrained, "n_envs": n_envs,
+        # PPO's steps over its own time (rollouts and updates, evaluations not counted).
+        "learner_steps_per_s": round(model.num_timesteps / max(learning, 1e-9)),
+        "peak_rss_mib": peak_rss_mib(),
         "machine": f"{os.cpu_count()} cores",
         "versions": versions(), "learning_curve": curve,
         "evaluation": {"games_per_opponent": ev["final_games"],

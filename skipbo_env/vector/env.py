@@ -4,6 +4,8 @@ stable-baselines3)."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from typing import Any
 
 import gymnasium as gym
@@ -13,13 +15,16 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from .. import checks
+from ..observation import PILE_DEPTH
+from ..players.registry import check_player, is_checkpoint
 from . import players as KA
 from .batched import VectorEngine, split_names
 
 
-def _weights(opponents) -> np.ndarray:
-    """Cumulative weights over the batched players from a name, a list of names (equal
-    weights) or a {name: weight} mapping."""
+def _mix(opponents) -> tuple[np.ndarray, dict[str, float]]:
+    """The scripted players' weights (an array over AGENT_NAMES) and the checkpoints' ({path:
+    weight}) from a name, a list of names (equal weights) or a {name: weight} mapping; a name
+    is a batched scripted player or a checkpoint path (`players.registry.is_checkpoint`)."""
     opponents = split_names(opponents)
     if isinstance(opponents, dict):
         items = list(opponents.items())
@@ -28,27 +33,58 @@ def _weights(opponents) -> np.ndarray:
             items = [(name, 1.0) for name in opponents]
         except TypeError:
             raise ValueError(f"opponents must be a name, a list of names or a {{name: weight}} "
-                             f"mapping, got {opponents!r}") from None
+                             f"mapping, got {checks.shown(opponents)}") from None
     if not items:
         raise ValueError("opponents must name at least one player")
-    weights = np.zeros(len(KA.AGENT_NAMES))
+    scripted = np.zeros(len(KA.AGENT_NAMES))
+    paths: dict[str, float] = {}
     for name, w in items:
-        if name not in KA.AGENT_NAMES:
-            raise ValueError(f"no batched player {name!r}; the vector env's opponents are "
-                             f"{', '.join(KA.AGENT_NAMES)}")
-        checks.number(w, f"the weight of {name!r}", minimum=0)
-        weights[KA.AGENT_NAMES.index(name)] += w
-    if weights.sum() <= 0:
+        checks.number(w, f"the weight of {checks.shown(name)}", minimum=0)
+        if isinstance(name, str) and name in KA.AGENT_NAMES:
+            scripted[KA.AGENT_NAMES.index(name)] += w
+        elif is_checkpoint(name):
+            check_player(name, what="opponent")  # the file exists
+            paths[name] = paths.get(name, 0.0) + float(w)
+        else:
+            raise ValueError(f"no batched player {checks.shown(name)}; the vector env's "
+                             f"opponents are {', '.join(KA.AGENT_NAMES)} or checkpoint paths "
+                             f"(.zip)")
+    if scripted.sum() + sum(paths.values()) <= 0:
         raise ValueError("the opponents' weights must not all be zero")
-    cumulative = np.cumsum(weights / weights.sum())
-    cumulative[-1] = 1.0
-    return cumulative
+    return scripted, paths
+
+
+def load_opponent_policy(path: str, rules):
+    """The policy network of checkpoint `path` (the safe loader, players/policy.py), checked to
+    fit `rules` and the batched engine's observation; it plays deterministically."""
+    from ..players.policy import load_policy_agent
+
+    agent = load_policy_agent(path, rules)
+    if agent.pile_depth != PILE_DEPTH:
+        raise ValueError(f"checkpoint {path} observes {agent.pile_depth} cards of each pile; the "
+                         f"batched engine observes {PILE_DEPTH}")
+    agent.model.set_training_mode(False)
+    return agent.model
 
 
 class SkipBoVectorEnv(gym.vector.VectorEnv):
-    """`num_envs` games in the batched engine; in each the learner plays one seat and batched
-    scripted players (`random`, `naive`, `greedy`, `expert`, drawn afresh for every seat of
-    every game by `opponents`' weights) play the others inside the engine.
+    """`num_envs` games in the batched engine; in each the learner plays one seat and the
+    others are played by batched scripted players (`random`, `naive`, `greedy`, `expert`) or
+    frozen policies (checkpoint paths, and with `self_play` the learner's past selves), drawn
+    afresh for every seat of every game by `opponents`' weights.
+
+    Scripted seats play inside the engine. Policy seats are played between the learner's steps:
+    the env gathers the games whose seat to act is a policy's, evaluates each policy once on
+    all of its games together (torch, no gradients, masked, the most likely legal action, as
+    a checkpoint opponent plays in `SkipBo-v0`), applies the actions and lets the scripted
+    seats play on, until every game is back at the learner's turn.
+
+    `self_play` (a weight) with `pool` (a directory): the newest `pool_size` ``*.zip``
+    checkpoints in `pool` (by file name: the trainer names them by step) are opponents too,
+    one drawn uniformly for each seat given to self-play. The directory is listed at `reset`
+    and by `refresh_pool()` (the trainer calls it after saving a snapshot); until it holds a
+    checkpoint, the self-play share goes to the other opponents. A game keeps its opponents
+    until it ends, even when the pool moves on.
 
     The single-game spaces and rewards are those of `SkipBo-v0` (`SkipBoEnv`): the learner's
     observation (docs/observation.md), Discrete actions, +1/-1 for a win/loss at the end
@@ -56,24 +92,40 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
     learner plays from its team's stocks. `action_masks()` gives the learner's legal actions
     for sb3-contrib. Finished games are replaced at once (autoreset mode SAME_STEP): the
     returned observation is the new game's, the last one is in ``infos["final_obs"]`` where
-    ``infos["_final_obs"]`` is set. With a tiny stock the scripted seats can finish a game
-    before the learner's first turn; such deals are skipped.
+    ``infos["_final_obs"]`` is set. With a tiny stock the other seats can finish a game
+    before the learner's first turn; such deals are skipped. Seeded, everything repeats.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, variant: str = "standard", num_players: int = 2, num_envs: int = 64,
                  opponents: Any = ("random", "naive", "greedy"), seat: int | str = "random",
-                 stock_reward: float = 0.0, copy: bool = True, **overrides: Any):
+                 stock_reward: float = 0.0, copy: bool = True, self_play: float = 0.0,
+                 pool: str | None = None, pool_size: int = 8, **overrides: Any):
         self.engine = VectorEngine(variant, num_players, num_games=num_envs, **overrides)
         self.rules = self.engine.rules
+        self._overrides = dict(overrides)
+        self._next_engine: VectorEngine | None = None
         n = self.rules.num_players
         seat = checks.seat_or_random(seat, n)
         self.stock_reward = checks.number(stock_reward, "stock_reward")
         self.copy = checks.boolean(copy, "copy")
+        self.self_play = checks.number(self_play, "self_play", minimum=0)
+        self.pool_size = checks.integer(pool_size, "pool_size", minimum=1, maximum=1024)
+        if self.self_play > 0 and not (isinstance(pool, str) and pool and "\0" not in pool):
+            raise ValueError("self_play needs pool, the directory of the learner's past "
+                             "policies (a non-empty path)")
+        self.pool = pool
         self.num_envs = self.engine.num_games
         self.seat_option = -1 if seat == "random" else int(seat)
-        self.weights = _weights(opponents)
+        scripted, paths = _mix(opponents)
+        # Policy slot k is kind KA.POLICY + k: the fixed checkpoints first, then snapshots of
+        # the pool as they are found (a dropped one's slot is emptied, never reused).
+        self._policies: list[Any] = [load_opponent_policy(p, self.rules) for p in paths]
+        self._slot_weights = list(paths.values())
+        self._fixed = len(paths)
+        self._pool_slots: dict[str, int] = {}  # live snapshot path -> slot
+        self._scripted = scripted
         self.single_observation_space = spaces.Box(0.0, 1.0, (self.engine.obs_size,),
                                                    np.float32)
         self.single_action_space = spaces.Discrete(self.engine.num_actions)
@@ -81,29 +133,84 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.seating = KA.Seating(kinds=np.zeros((self.num_envs, n), dtype=np.int64),
                                   learner=np.zeros(self.num_envs, dtype=np.int64),
-                                  weights=self.weights,
-                                  rewards=np.zeros(self.num_envs, dtype=np.float64))
+                                  weights=np.ones(1), rewards=np.zeros(self.num_envs),
+                                  status=np.zeros(self.num_envs, dtype=np.int64))
+        self._set_weights()
         self.learner, self.kinds = self.seating.learner, self.seating.kinds
         self._ready = False
+
+    @property
+    def weights(self) -> np.ndarray:
+        """Cumulative weights over the kinds: AGENT_NAMES, then the policy slots."""
+        return self.seating.weights
+
+    def _set_weights(self) -> None:
+        live = list(self._pool_slots.values())
+        raw = np.concatenate([self._scripted, np.array(self._slot_weights, dtype=float)])
+        if self.self_play > 0 and live:
+            raw[KA.POLICY + np.array(live)] = self.self_play / len(live)
+        if raw.sum() <= 0:
+            raise ValueError("the opponents' weights must not all be zero (the self-play "
+                             "pool is empty)")
+        cumulative = np.cumsum(raw / raw.sum())
+        cumulative[-1] = 1.0
+        self.seating = self.seating._replace(weights=cumulative)
+
+    def refresh_pool(self) -> int:
+        """List the self-play directory again: its newest `pool_size` checkpoints become the
+        self-play opponents (loaded with the safe loader); returns how many there are."""
+        if self.self_play <= 0:
+            return 0
+        found = sorted(f for f in os.listdir(self.pool) if f.endswith(".zip")) \
+            if os.path.isdir(self.pool) else []
+        newest = [os.path.join(self.pool, f) for f in found[-self.pool_size:]]
+        for path in [p for p in self._pool_slots if p not in newest]:
+            slot = self._pool_slots.pop(path)
+            self._slot_weights[slot] = 0.0
+        for path in newest:
+            if path not in self._pool_slots:
+                self._pool_slots[path] = len(self._policies)
+                self._policies.append(load_opponent_policy(path, self.rules))
+                self._slot_weights.append(0.0)
+        self._drop_unused()
+        self._set_weights()
+        return len(self._pool_slots)
+
+    def _drop_unused(self) -> None:
+        """Free the networks of slots no longer drawn that no game still plays against."""
+        playing = set(np.unique(self.kinds[self.kinds >= KA.POLICY]) - KA.POLICY) \
+            if self._ready else set()
+        live = set(self._pool_slots.values())
+        for slot in range(self._fixed, len(self._policies)):
+            if slot not in live and slot not in playing:
+                self._policies[slot] = None
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         """Deal every game (a seed repeats the deals, seats, opponents and their moves)."""
         if options:
             raise ValueError(f"SkipBoVectorEnv.reset takes no options, got {sorted(options)}")
+        self._ready = False
+        if self._next_engine is not None:
+            self._switch_engine()
         e = self.engine
+        self.refresh_pool()
         e.reset(seed)  # seeds the games' and the players' generators
         KA.env_reset(e.state, e.static, e.buffers, self.seating, self.seat_option)
+        self._play_policies()
         self._ready = True
         return self._out(e.obs), {"seat": self.learner.copy()}
 
     def step(self, actions):
-        """The learner's action in every game, then the scripted seats' until its next turn."""
+        """The learner's action in every game, then the other seats' until its next turn."""
         if not self._ready:
             raise RuntimeError("call reset() before step()")
         e = self.engine
         actions = e.check_actions(actions)
         KA.env_step(e.state, e.static, e.buffers, self.seating, self.seat_option,
                     self.stock_reward, actions)
+        self._play_policies()
+        if self._next_engine is not None:
+            e = self._switch_engine()
         done = e.terminated | e.truncated
         infos = {"seat": self.learner.copy()}
         if done.any():
@@ -111,6 +218,70 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
             infos["_final_obs"] = done.copy()
         return (self._out(e.obs), self.seating.rewards.copy(), e.terminated.copy(),
                 e.truncated.copy(), infos)
+
+    def set_stock_size(self, stock_size: int) -> None:
+        """Play `stock_size` stock cards from the next step on (a curriculum step): that step
+        cuts off the games in progress (truncated, their last observation in final_obs) and
+        deals new ones, each row continuing its own generator; the spaces stay the same."""
+        rules = dataclasses.replace(self.rules, stock_size=stock_size)  # checked there
+        overrides = {**self._overrides, "stock_size": rules.stock_size}
+        self._next_engine = VectorEngine(rules.variant, rules.num_players,
+                                         num_games=self.num_envs, **overrides)
+        self._overrides = overrides
+        if not self._ready:  # nothing in progress: the next reset deals with it
+            self._switch_engine()
+
+    def _switch_engine(self) -> VectorEngine:
+        old, new = self.engine, self._next_engine
+        assert new is not None
+        self.engine, self.rules, self._next_engine = new, new.rules, None
+        if not self._ready:
+            return new
+        cut = ~(old.terminated | old.truncated)
+        old.final_obs[cut] = old.obs[cut]
+        new.state.rng[:] = old.state.rng
+        new.state.arng[:] = old.state.arng
+        rewards = self.seating.rewards.copy()
+        KA.env_reset(new.state, new.static, new.buffers, self.seating, self.seat_option)
+        self._play_policies()
+        self.seating.rewards[:] = rewards
+        new.final_obs[:] = old.final_obs
+        new.terminated[:] = old.terminated
+        new.truncated[:] = old.truncated | cut
+        new._ready = True
+        return new
+
+    def _play_policies(self) -> None:
+        """Play the policy seats of every game waiting on one, each policy once per round on
+        all of its games, until every game is at the learner's turn."""
+        e, status = self.engine, self.seating.status
+        while True:
+            rows = np.flatnonzero(status)
+            if not rows.size:
+                return
+            slots = self.kinds[rows, e.seats[rows]] - KA.POLICY
+            actions = np.empty(rows.size, dtype=np.int64)
+            for slot in np.unique(slots):
+                which = slots == slot
+                actions[which] = self._policy_actions(int(slot), rows[which])
+            KA.policy_step(e.state, e.static, e.buffers, self.seating, self.seat_option, rows,
+                           actions)
+
+    def _policy_actions(self, slot: int, rows: np.ndarray) -> np.ndarray:
+        """Policy `slot`'s most likely legal action in each of games `rows` (what its
+        `predict(..., deterministic=True)` chooses, without predict's per-call conversions)."""
+        import torch
+
+        e = self.engine
+        masks = e.masks[rows].astype(bool)
+        with torch.no_grad():
+            dist = self._policies[slot].get_distribution(torch.from_numpy(e.obs[rows]),
+                                                         action_masks=masks)
+            actions = dist.get_actions(deterministic=True).numpy().astype(np.int64)
+        if actions.shape != (rows.size,) or not masks[np.arange(rows.size), actions].all():
+            raise RuntimeError(f"the policy of opponent slot {slot} chose an illegal action "
+                               f"(its output is not a number?)")
+        return actions
 
     def action_masks(self) -> np.ndarray:
         """[num_envs, actions] bool: the learner's legal actions in every game."""
@@ -126,5 +297,8 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
     def __repr__(self) -> str:
         names = [f"{name} {w:.2f}" for name, w in
                  zip(KA.AGENT_NAMES, np.diff(self.weights, prepend=0.0)) if w > 0]
+        policies = np.diff(self.weights, prepend=0.0)[KA.POLICY:]
+        if (policies > 0).any():
+            names.append(f"{int((policies > 0).sum())} policies {policies.sum():.2f}")
         return (f"SkipBoVectorEnv({self.rules.variant!r}, {self.rules.num_players} players, "
                 f"{self.num_envs} games, opponents {', '.join(names)})")

@@ -45,10 +45,12 @@ AGENT_NAMES = ("random", "naive", "greedy", "expert")
 class Seating(NamedTuple):
     """Who plays each game of the vector env, and what the learner earned this step."""
 
-    kinds: np.ndarray  # [games, seats]: the scripted player (RANDOM, ..., EXPERT) per seat
+    kinds: np.ndarray  # [games, seats]: the scripted player (RANDOM, ..., EXPERT) per seat,
+    #                    or POLICY + k for the vector env's policy slot k
     learner: np.ndarray  # [games]: the learner's seat
-    weights: np.ndarray  # cumulative weights over AGENT_NAMES for new seatings
+    weights: np.ndarray  # cumulative weights over the kinds (AGENT_NAMES, then the slots)
     rewards: np.ndarray  # [games] float64: the learner's reward of the last step
+    status: np.ndarray  # [games] int64: LEARNER, PLAYED or REPLACED (below)
 
 
 @jit(inline="always")
@@ -794,10 +796,17 @@ def play_games(kinds, st, tb, buf, games, wins, actions):
 
 
 # -- the single-agent vector env -----------------------------------------------------------------
+POLICY = len(AGENT_NAMES)  # seating kinds from POLICY on are policy slots (kind - POLICY)
+# A row's status in the vector env: the learner is to act (observed); a policy seat is to act in
+# the game the learner moved in this step; or in a game dealt after the learner's game ended
+# (or at reset), whose result is already recorded.
+LEARNER, PLAYED, REPLACED = 0, 1, 2
+
+
 @jit
 def _new_seating(st, tb, seating, seat_option, g):
-    """The learner's seat (seat_option, or at random when it is -1) and a scripted player for
-    every other seat, drawn by the cumulative weights."""
+    """The learner's seat (seat_option, or at random when it is -1) and a player for every
+    other seat (a scripted kind or a policy slot), drawn by the cumulative weights."""
     arng, weights, kinds = st.arng, seating.weights, seating.kinds
     n = tb.prm.n
     seat = seat_option
@@ -814,45 +823,70 @@ def _new_seating(st, tb, seating, seat_option, g):
 
 @jit
 def _opponents(st, tb, buf, seating, g):
-    """Scripted seats play until the learner is to act or the game is over."""
+    """Scripted seats play until the learner or a policy seat is to act or the game is over."""
     scal = st.scal
     while not is_over(st, g) and scal[g, S.cur] != seating.learner[g]:
+        kind = seating.kinds[g, scal[g, S.cur]]
+        if kind >= POLICY:
+            return
         buf.nlegal[g] = legal_mask_inline(st, tb, buf.masks, g)
-        a = agent_action(seating.kinds[g, scal[g, S.cur]], st, tb, buf.masks, buf.nlegal,
-                         buf.seen, g)
+        a = agent_action(kind, st, tb, buf.masks, buf.nlegal, buf.seen, g)
         step_game(st, tb, g, a)
 
 
 @jit
-def _fresh_game(st, tb, buf, seating, seat_option, g):
-    """Deal until a game reaches the learner's turn (the scripted seats may finish a game with
-    a tiny stock before it; such deals are skipped)."""
+def _settle(st, tb, buf, seating, seat_option, g):
+    """After a move in game g: the scripted seats play on. A game over is scored for the
+    learner once per learner step (status PLAYED: +-1 into seating.rewards, terminated or
+    truncated, final_obs from the learner's seat) and dealt again, seats drawn afresh (a game
+    the others finish before the learner's first turn is dealt again unscored). Then the row
+    waits for the learner (status LEARNER, observed from its seat) or for a policy seat (its
+    seat in buf.seats, its mask and observation in buf.masks and buf.obs)."""
+    scal, team_id = st.scal, tb.team_id
     while True:
-        deal(st, tb, g)
-        _new_seating(st, tb, seating, seat_option, g)
         _opponents(st, tb, buf, seating, g)
         if not is_over(st, g):
-            return
-
-
-@jit
-def _observe_learner(st, tb, buf, seating, g):
-    """The learner's mask and observation in game g (it is the learner's turn)."""
-    buf.nlegal[g] = legal_mask(st, tb, buf.masks, g)
-    encode(st, tb, buf, g, seating.learner[g], buf.obs)
+            break
+        if seating.status[g] == PLAYED:
+            seat = seating.learner[g]
+            if scal[g, S.phase] == WON:
+                won = team_id[scal[g, S.win]] == team_id[seat]
+                seating.rewards[g] += 1.0 if won else -1.0
+            buf.terminated[g] = scal[g, S.phase] != TRUNCATED
+            buf.truncated[g] = scal[g, S.phase] == TRUNCATED
+            encode(st, tb, buf, g, seat, buf.final_obs)
+            seating.status[g] = REPLACED
+        deal(st, tb, g)
+        _new_seating(st, tb, seating, seat_option, g)
+    cur = scal[g, S.cur]
+    buf.seats[g] = cur
+    if cur == seating.learner[g]:
+        seating.status[g] = LEARNER
+        # Every learner step observes: the mask and the observation inlined, as in
+        # kernels.advance.
+        buf.nlegal[g] = legal_mask_inline(st, tb, buf.masks, g)
+        encode_inline(st, tb, buf, g, cur, buf.obs)
+    else:
+        buf.nlegal[g] = legal_mask(st, tb, buf.masks, g)
+        encode(st, tb, buf, g, cur, buf.obs)
 
 
 @jit
 def _reset_row(st, tb, buf, seating, seat_option, g):
     """Row g of `env_reset`."""
-    _fresh_game(st, tb, buf, seating, seat_option, g)
-    _observe_learner(st, tb, buf, seating, g)
+    deal(st, tb, g)
+    _new_seating(st, tb, seating, seat_option, g)
+    seating.status[g] = REPLACED
+    seating.rewards[g] = 0.0
+    buf.terminated[g] = False
+    buf.truncated[g] = False
+    _settle(st, tb, buf, seating, seat_option, g)
 
 
 @jit(parallel=True)
 def env_reset(st, tb, buf, seating, seat_option):
-    """Deal every game, seat the learner and its opponents, play up to the learner's turn and
-    observe it."""
+    """Deal every game, seat the learner and its opponents and play up to the learner's turn
+    (or a policy seat's: status) and observe it."""
     flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
     for row in prange(st.piles.shape[0]):
         g = np.int64(row)  # one type of row index for every kernel: one compilation
@@ -874,34 +908,41 @@ def _team_stock(st, tb, g, t):
 @jit
 def _step_row(st, tb, buf, seating, seat_option, stock_reward, a, g):
     """Row g of `env_step`."""
-    scal, team_id = st.scal, tb.team_id
-    seat = seating.learner[g]
-    t = team_id[seat]
+    t = tb.team_id[seating.learner[g]]
     before = _team_stock(st, tb, g, t)
     step_game(st, tb, g, a)
-    reward = stock_reward * (before - _team_stock(st, tb, g, t))
-    _opponents(st, tb, buf, seating, g)
+    seating.rewards[g] = stock_reward * (before - _team_stock(st, tb, g, t))
     buf.terminated[g] = False
     buf.truncated[g] = False
-    if is_over(st, g):
-        if scal[g, S.phase] == WON:
-            reward += 1.0 if team_id[scal[g, S.win]] == t else -1.0
-        buf.terminated[g] = scal[g, S.phase] != TRUNCATED
-        buf.truncated[g] = scal[g, S.phase] == TRUNCATED
-        encode(st, tb, buf, g, seat, buf.final_obs)
-        _fresh_game(st, tb, buf, seating, seat_option, g)
-    seating.rewards[g] = reward
-    # Every learner step observes: the mask and the observation inlined, as in kernels.advance.
-    buf.nlegal[g] = legal_mask_inline(st, tb, buf.masks, g)
-    encode_inline(st, tb, buf, g, seating.learner[g], buf.obs)
+    seating.status[g] = PLAYED
+    _settle(st, tb, buf, seating, seat_option, g)
 
 
 @jit(parallel=True)
 def env_step(st, tb, buf, seating, seat_option, stock_reward, actions):
     """The learner's action in every game, then the scripted seats' until the learner's next
-    turn; a finished game is scored for the learner, observed into final_obs and replaced."""
+    turn or a policy seat's; a finished game is scored for the learner, observed into
+    final_obs and replaced."""
     flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
     for row in prange(st.piles.shape[0]):
         g = np.int64(row)  # one type of row index for every kernel: one compilation
         _step_row(st, static(flat, owners, team_id, teams, act, deck, scale), buf, seating,
                   seat_option, stock_reward, actions[g], g)
+
+
+@jit
+def _policy_row(st, tb, buf, seating, seat_option, a, g):
+    """Row g of `policy_step`."""
+    step_game(st, tb, g, a)
+    _settle(st, tb, buf, seating, seat_option, g)
+
+
+@jit(parallel=True)
+def policy_step(st, tb, buf, seating, seat_option, rows, actions):
+    """The policy seats' actions in games `rows` (actions[i] in game rows[i]), then as
+    `env_step` after the learner's: on to the learner's turn or the next policy seat's."""
+    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
+    for i in prange(rows.shape[0]):
+        g = np.int64(rows[i])
+        _policy_row(st, static(flat, owners, team_id, teams, act, deck, scale), buf, seating,
+                    seat_option, actions[i], g)

@@ -1,0 +1,115 @@
+"""Learner steps per second of MaskablePPO on the subprocess path and on the batched path, for a
+training config's opponent mix (self-play included), measured in the same run.
+
+    python benchmarks/training_speed.py [--config configs/standard_2p.yaml]
+        [--batched-steps 327680] [--subproc-steps 32768] [--snapshots 2] [--games N]
+
+Both paths train the config's network with its PPO settings against its opponents by weight;
+self-play draws from `snapshots` frozen copies of a fresh policy saved in a temporary pool
+(as the trainer's snapshots are), so the self-play share is played by policies on both
+paths. The batched path is the config's `n_envs` games of the batched engine (vec_env
+batched: scripted seats in numba, policy seats evaluated once per step on all their games);
+the subprocess path is one `SkipBo-v0` process per core (vec_env subproc) with the same
+rollout size (n_steps scaled up), so the two do the same PPO updates per learner step
+(`--games` sets the batched games instead of the config's, for a quick check). Each
+path first trains one rollout untimed (processes started, kernels loaded), then
+`--*-steps` learner steps (whole rollouts) timed. The last line is
+
+    training speed: batched B steps/s, subproc S steps/s, ratio R
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+
+from skipbo_env.train.config import ConfigError, load  # noqa: E402
+
+
+def measure(cfg: dict, n_envs: int, n_steps: int, steps: int, pool_dir: str) -> float:
+    """Learner steps per second of `steps` (whole rollouts) after one untimed rollout."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from skipbo_env.train.ppo import make_vec_env
+
+    batched = cfg["vec_env"] == "batched"
+    torch.set_num_threads((os.cpu_count() or 1) if batched else 1)
+    vec = make_vec_env(cfg, n_envs, pool_dir)
+    ppo = dict(cfg["ppo"], n_steps=n_steps)
+    arch = ppo.pop("net_arch")
+    model = MaskablePPO("MlpPolicy", vec, seed=cfg["seed"], device="cpu", verbose=0,
+                        policy_kwargs={"net_arch": arch}, **ppo)
+    rollout = n_envs * n_steps
+    model.learn(rollout)
+    timed = max(1, -(-steps // rollout)) * rollout
+    start = time.perf_counter()
+    model.learn(timed, reset_num_timesteps=False)
+    seconds = time.perf_counter() - start
+    vec.close()
+    return timed / seconds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--config", default="configs/standard_2p.yaml")
+    parser.add_argument("--batched-steps", type=int, default=327_680)
+    parser.add_argument("--subproc-steps", type=int, default=32_768)
+    parser.add_argument("--snapshots", type=int, default=2)
+    parser.add_argument("--games", type=int, default=0,
+                        help="batched games (default: the config's n_envs)")
+    args = parser.parse_args(argv)
+    if min(args.batched_steps, args.subproc_steps) < 1 or min(args.snapshots, args.games) < 0:
+        parser.error("the step counts must be at least 1, --snapshots and --games at least 0")
+    try:
+        cfg = load(args.config)
+    except ConfigError as e:
+        parser.error(str(e))
+    from sb3_contrib import MaskablePPO
+
+    from skipbo_env.envs.gym import SkipBoEnv
+    from skipbo_env.train.config import BATCHED_GAMES
+    from skipbo_env.train.ppo import card_of, save_checkpoint
+
+    cores = os.cpu_count() or 1
+    batched_envs = args.games or (cfg["n_envs"] if cfg["vec_env"] == "batched" and cfg["n_envs"]
+                                  else BATCHED_GAMES)
+    n_steps = cfg["ppo"]["n_steps"]
+    rates = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        pool = os.path.join(tmp, "pool")
+        os.makedirs(pool)
+        env = SkipBoEnv(cfg["variant"], cfg["num_players"], **cfg["rules"])
+        fresh = MaskablePPO("MlpPolicy", env, seed=cfg["seed"], device="cpu",
+                            policy_kwargs={"net_arch": cfg["ppo"]["net_arch"]})
+        for k in range(args.snapshots):
+            save_checkpoint(fresh, os.path.join(pool, f"step_{k:09d}.zip"),
+                            card_of(cfg["name"], cfg["_rules"], k, cfg["ppo"]["net_arch"]))
+        mix = ", ".join(f"{name} {w:g}" for name, w in cfg["opponents"].items())
+        print(f"{cfg['name']}: {cfg['_rules'].variant}, {cfg['num_players']} players, stock "
+              f"{cfg['_rules'].stock_size}; opponents {mix}, self_play "
+              f"{cfg['self_play']['weight']:g} ({args.snapshots} snapshots); net_arch "
+              f"{cfg['ppo']['net_arch']}, batch_size {cfg['ppo']['batch_size']}, n_epochs "
+              f"{cfg['ppo']['n_epochs']}", flush=True)
+        for path, n_envs, steps in (("batched", batched_envs, args.batched_steps),
+                                    ("subproc", cores, args.subproc_steps)):
+            run = copy.deepcopy(cfg)
+            run["vec_env"] = path
+            # The same rollout size on both paths: the same PPO updates per learner step.
+            per_env = n_steps if path == "batched" else max(1, n_steps * batched_envs // n_envs)
+            rates[path] = measure(run, n_envs, per_env, steps, pool)
+            print(f"{path}: {n_envs} {'games' if path == 'batched' else 'processes'} x "
+                  f"n_steps {per_env}: {rates[path]:,.0f} learner steps/s", flush=True)
+    print(f"training speed: batched {rates['batched']:.0f} steps/s, subproc "
+          f"{rates['subproc']:.0f} steps/s, ratio {rates['batched'] / rates['subproc']:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

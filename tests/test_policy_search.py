@@ -1,0 +1,96 @@
+"""`lookahead:CHECKPOINT`: the search player around a trained policy (players/lookahead.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skipbo_env import Game, Rules
+from skipbo_env.players.lookahead import PolicyLookaheadAgent
+from skipbo_env.players.registry import check_player, checkpoint_of, is_checkpoint, make_agent
+
+pytest.importorskip("sb3_contrib")
+
+CKPT = str(Path(__file__).resolve().parent.parent / "checkpoints" / "short_2p.zip")
+NAME = "lookahead:" + CKPT
+RULES = Rules.preset("short", 2, stock_size=5)
+
+
+def _moves(agent, seed: int, turns: int = 60) -> list[int]:
+    """The agent's moves in seat 0 of a game against expert."""
+    game, expert, out = Game(RULES, seed=seed), make_agent("expert", 1), []
+    while not game.is_over and game.turn < turns:
+        if game.current_player == 0:
+            action = agent.act(game)
+            assert game.action_mask()[action]
+            out.append(action)
+            game.step(action)
+        else:
+            game.step(expert.act(game))
+    return out
+
+
+def test_lookahead_colon_a_checkpoint_names_the_search_around_that_policy():
+    assert check_player(NAME) == NAME
+    assert checkpoint_of(NAME) == CKPT and not is_checkpoint(NAME)
+    agent = make_agent(NAME, 3, RULES)
+    assert isinstance(agent, PolicyLookaheadAgent) and agent.policy.path == CKPT
+    with pytest.raises(ValueError, match="does not exist"):
+        check_player("lookahead:checkpoints/missing.zip")
+    with pytest.raises(ValueError, match="unknown player 'lookahead:expert'"):
+        check_player("lookahead:expert")
+    # Where only some checkpoints are allowed (the web server), so is the search around them.
+    assert check_player(NAME, checkpoints=[CKPT]) == NAME
+    with pytest.raises(ValueError, match="unknown"):
+        check_player("lookahead:checkpoints/standard_2p.zip", checkpoints=[CKPT])
+
+
+def test_the_search_plays_the_policys_move_where_the_policy_is_sure():
+    policy = make_agent(CKPT, 0, RULES)
+    agent = make_agent(NAME, 0, RULES)
+    agent.SURE = 0.0  # sure of every move: never searches
+    game = Game(RULES, seed=2)
+    for _ in range(40):
+        if game.is_over:
+            break
+        assert agent.act(game) == policy.act(game)
+        game.step(policy.act(game))
+
+
+def test_a_rollout_cap_too_small_for_two_deals_an_action_plays_the_policys_move():
+    policy = make_agent(CKPT, 0, RULES)
+    agent = PolicyLookaheadAgent(policy, seed=0, rollouts=3)
+    game = Game(RULES, seed=4)
+    for _ in range(40):
+        if game.is_over:
+            break
+        assert agent.act(game) == policy.act(game)
+        game.step(policy.act(game))
+
+
+def test_the_search_is_a_function_of_its_seed_and_sometimes_overrules_the_policy():
+    first = _moves(make_agent(NAME, 7, RULES), seed=5)
+    assert _moves(make_agent(NAME, 7, RULES), seed=5) == first
+    policy = make_agent(CKPT, 0, RULES)
+    differs = 0
+    for seed in range(6):
+        agent = make_agent(NAME, seed, RULES)
+        game = Game(RULES, seed=seed)
+        expert = make_agent("expert", 1)
+        while not game.is_over and game.turn < 60:
+            if game.current_player == 0:
+                action = agent.act(game)
+                differs += action != policy.act(game)
+                game.step(action)
+            else:
+                game.step(expert.act(game))
+    assert differs > 0
+
+
+def test_the_search_plays_in_the_tournament_harness():
+    from skipbo_env.players.tournament import run_games
+
+    result = run_games(RULES, [NAME, "naive"], games=2, seed=0, workers=1, progress=False)
+    assert result["games"] == 2 and set(result["players"]) == {NAME, "naive"}
+    assert sum(p["wins"] for p in result["players"].values()) + result["draws"] == 2
