@@ -213,3 +213,30 @@ def test_a_stock_size_step_cuts_off_the_games_in_progress_and_deals_the_new_size
     assert not np.array_equal(before, obs)
     with pytest.raises(ValueError):
         env.set_stock_size(0)
+
+
+def test_a_policy_that_fails_leaves_the_env_to_be_reset_not_stepped():
+    env = SkipBoVectorEnv("short", 2, num_envs=8, opponents=[SHORT], stock_size=5)
+    env.reset(seed=0)
+
+    def broken(slot, rows):
+        raise RuntimeError("broken policy")
+
+    env._policy_actions = broken
+    with pytest.raises(RuntimeError, match="broken policy"):
+        for _ in range(500):
+            env.step(np.array([int(np.flatnonzero(m)[0]) for m in env.action_masks()]))
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(np.zeros(8, dtype=np.int64))
+
+
+def test_the_sb3_view_runs_an_env_method_once_for_all_its_games(tmp_path):
+    from skipbo_env.vector import sb3_vec_env
+
+    env = SkipBoVectorEnv("short", 2, num_envs=16, opponents={"naive": 1}, self_play=1.0,
+                          pool=str(tmp_path), stock_size=5)
+    calls = []
+    inner = env.refresh_pool
+    env.refresh_pool = lambda: calls.append(1) or inner()
+    assert sb3_vec_env(env).env_method("refresh_pool") == [0] * 16
+    assert calls == [1]

@@ -53,8 +53,9 @@ def sb3_vec_env(env: SkipBoVectorEnv):
             if method_name == "action_masks":
                 masks = self.inner.action_masks()
                 return [masks[i] for i in rows]
-            method = getattr(self.inner, method_name)
-            return [method(*method_args, **method_kwargs) for _ in rows]
+            # One env holds every game: its other methods run once, their result per row.
+            result = getattr(self.inner, method_name)(*method_args, **method_kwargs)
+            return [result for _ in rows]
 
         def get_attr(self, attr_name, indices=None):
             value = getattr(self.inner, attr_name)

@@ -179,7 +179,7 @@ class PolicyLookaheadAgent(LookaheadAgent):
         best = order[0]
         if len(order) == 1 or probs[best] >= self.SURE:
             return best
-        wanted = [a for a in order if probs[a] >= self.MIN_PRIOR]
+        wanted = [a for a in order if probs[a] >= self.MIN_PRIOR or a == best]
         candidates = self._distinct(view, game, best)
         candidates = [a for a in candidates if a in wanted]
         candidates.sort(key=lambda a: -probs[a])

@@ -83,8 +83,9 @@ def check_player(name, where: str | None = None, *, what: str = "player",
     if checkpoints is True:
         also = f" or a checkpoint path (.zip, or {SEARCH}PATH to search around it)"
     elif checkpoints:
-        choices += list(checkpoints) + [SEARCH + c for c in checkpoints]
-    raise ValueError(f"{prefix}unknown {what} {name!r}; one of {', '.join(choices)}{also}")
+        choices += [str(c) for c in checkpoints] + [SEARCH + str(c) for c in checkpoints]
+    raise ValueError(f"{prefix}unknown {what} {checks.shown(name)}; one of {', '.join(choices)}"
+                     f"{also}")
 
 
 def make_agent(name: str, seed: int = 0, rules: Rules | None = None,
@@ -94,14 +95,13 @@ def make_agent(name: str, seed: int = 0, rules: Rules | None = None,
     `rules` now when given) or the search around one (``lookahead:PATH``), seeded with
     `seed`. `rollouts` caps a search player's rollouts per decision (the others ignore it)."""
     seed = checks.integer(seed, "seed", minimum=0)
-    searched = searched_checkpoint(name)
-    if searched is not None:
+    path = checkpoint_of(name)
+    if path is not None:
         from .policy import load_policy_agent
-        return PolicyLookaheadAgent(load_policy_agent(searched, rules=rules, seed=seed), seed,
-                                    rollouts=rollouts)
-    if isinstance(name, str) and name not in SCRIPTED and is_checkpoint(name):
-        from .policy import load_policy_agent
-        return load_policy_agent(name, rules=rules, seed=seed)
+        policy = load_policy_agent(path, rules=rules, seed=seed)
+        if path == name:
+            return policy
+        return PolicyLookaheadAgent(policy, seed, rollouts=rollouts)
     if not isinstance(name, str) or name not in SCRIPTED:
         raise ValueError(f"unknown agent {checks.shown(name)}; available: "
                          f"{', '.join(SCRIPTED)}, or a checkpoint path (.zip, or "

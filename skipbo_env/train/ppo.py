@@ -49,10 +49,11 @@ def make_vec_env(cfg: dict, n_envs: int, pool_dir: str):
 
         opponents = {name: w for name, w in cfg["opponents"].items() if w > 0}
         sp = cfg["self_play"]
+        rules = {**cfg["rules"], "stock_size": stock_size_at(cfg, 0)}  # the curriculum's first
         env = SkipBoVectorEnv(cfg["variant"], cfg["num_players"], num_envs=n_envs,
                               opponents=opponents, seat="random",
                               stock_reward=cfg["stock_reward"], self_play=sp["weight"],
-                              pool=pool_dir, pool_size=sp["pool_size"], **cfg["rules"])
+                              pool=pool_dir, pool_size=sp["pool_size"], **rules)
         vec = VecMonitor(sb3_vec_env(env))
         vec.seed(cfg["seed"])
         return vec

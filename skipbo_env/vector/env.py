@@ -57,9 +57,15 @@ def _mix(opponents) -> tuple[np.ndarray, dict[str, float]]:
 def load_opponent_policy(path: str, rules):
     """The policy network of checkpoint `path` (the safe loader, players/policy.py), checked to
     fit `rules` and the batched engine's observation; it plays deterministically."""
+    import torch
+
     from ..players.policy import load_policy_agent
 
-    agent = load_policy_agent(path, rules)
+    threads = torch.get_num_threads()
+    try:
+        agent = load_policy_agent(path, rules)
+    finally:
+        torch.set_num_threads(threads)  # the loader sets one thread for single moves
     if agent.pile_depth != PILE_DEPTH:
         raise ValueError(f"checkpoint {path} observes {agent.pile_depth} cards of each pile; the "
                          f"batched engine observes {PILE_DEPTH}")
@@ -169,8 +175,9 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
             self._slot_weights[slot] = 0.0
         for path in newest:
             if path not in self._pool_slots:
+                policy = load_opponent_policy(path, self.rules)  # first: it may raise
                 self._pool_slots[path] = len(self._policies)
-                self._policies.append(load_opponent_policy(path, self.rules))
+                self._policies.append(policy)
                 self._slot_weights.append(0.0)
         self._drop_unused()
         self._set_weights()
@@ -206,9 +213,13 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
             raise RuntimeError("call reset() before step()")
         e = self.engine
         actions = e.check_actions(actions)
+        # Until every game is back at the learner's turn, the env is not ready for a step
+        # (a policy that fails leaves it so: reset() starts afresh).
+        self._ready = False
         KA.env_step(e.state, e.static, e.buffers, self.seating, self.seat_option,
                     self.stock_reward, actions)
         self._play_policies()
+        self._ready = True
         if self._next_engine is not None:
             e = self._switch_engine()
         done = e.terminated | e.truncated
@@ -224,6 +235,8 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         cuts off the games in progress (truncated, their last observation in final_obs) and
         deals new ones, each row continuing its own generator; the spaces stay the same."""
         rules = dataclasses.replace(self.rules, stock_size=stock_size)  # checked there
+        if rules == self.rules and self._next_engine is None:
+            return
         overrides = {**self._overrides, "stock_size": rules.stock_size}
         self._next_engine = VectorEngine(rules.variant, rules.num_players,
                                          num_games=self.num_envs, **overrides)
