@@ -71,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
         cfg = load(args.config)
     except ConfigError as e:
         parser.error(str(e))
+    import torch
     from sb3_contrib import MaskablePPO
 
     from skipbo_env.envs.gym import SkipBoEnv
@@ -78,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     from skipbo_env.train.ppo import card_of, save_checkpoint
 
     cores = os.cpu_count() or 1
+    torch.set_num_threads(1)  # no thread pool before the subprocess path forks
     batched_envs = args.games or (cfg["n_envs"] if cfg["vec_env"] == "batched" and cfg["n_envs"]
                                   else BATCHED_GAMES)
     n_steps = cfg["ppo"]["n_steps"]
@@ -97,8 +99,10 @@ def main(argv: list[str] | None = None) -> int:
               f"{cfg['self_play']['weight']:g} ({args.snapshots} snapshots); net_arch "
               f"{cfg['ppo']['net_arch']}, batch_size {cfg['ppo']['batch_size']}, n_epochs "
               f"{cfg['ppo']['n_epochs']}", flush=True)
-        for path, n_envs, steps in (("batched", batched_envs, args.batched_steps),
-                                    ("subproc", cores, args.subproc_steps)):
+        # The subprocess path first: its workers fork from this process, which must not have
+        # run torch's thread pools yet (forking after them can hang the children).
+        for path, n_envs, steps in (("subproc", cores, args.subproc_steps),
+                                    ("batched", batched_envs, args.batched_steps)):
             run = copy.deepcopy(cfg)
             run["vec_env"] = path
             # The same rollout size on both paths: the same PPO updates per learner step.

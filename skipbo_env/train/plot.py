@@ -1,4 +1,6 @@
-"""Plot learning curves: win rate against training steps, one line per evaluation opponent.
+"""Plot learning curves: win rate against training steps (top row) and against wall-clock time
+(bottom row, minutes since the run started, cloning included), one line per evaluation
+opponent, one column per run.
 
     python -m training.plot checkpoints/standard_2p.json [more cards or curve.json files]
         --out docs/learning_curves.png
@@ -41,20 +43,23 @@ def plot(paths: list[str], out: str) -> None:
     import matplotlib.pyplot as plt
 
     curves = [read_curve(p) for p in paths]
-    fig, axes = plt.subplots(1, len(curves), figsize=(6 * len(curves), 4.3), squeeze=False)
-    for ax, (label, points) in zip(axes[0], curves):
+    fig, axes = plt.subplots(2, len(curves), figsize=(6 * len(curves), 8.2), squeeze=False)
+    for column, (label, points) in enumerate(curves):
         opponents = sorted({o for p in points for o in p["win_rate"]})
-        for opp in opponents:
-            xs = [p["steps"] for p in points if opp in p["win_rate"]]
-            ys = [p["win_rate"][opp] for p in points if opp in p["win_rate"]]
-            ax.plot(xs, ys, marker="o", label=f"vs {opp}")
-        ax.set_title(label)
-        ax.set_xlabel("training steps")
-        ax.set_ylabel("win rate (seat-rotated games)")
-        ax.set_ylim(0, 1)
-        ax.axhline(0.5, color="grey", linewidth=0.5)
-        ax.grid(alpha=0.3)
-        ax.legend()
+        for row, (key, scale, name) in enumerate((("steps", 1, "training steps"),
+                                                  ("seconds", 60, "wall-clock minutes"))):
+            ax = axes[row][column]
+            for opp in opponents:
+                shown = [p for p in points if opp in p["win_rate"] and key in p]
+                ax.plot([p[key] / scale for p in shown], [p["win_rate"][opp] for p in shown],
+                        marker="o", label=f"vs {opp}")
+            ax.set_title(label)
+            ax.set_xlabel(name)
+            ax.set_ylabel("win rate (seat-rotated games)")
+            ax.set_ylim(0, 1)
+            ax.axhline(0.5, color="grey", linewidth=0.5)
+            ax.grid(alpha=0.3)
+            ax.legend()
     fig.tight_layout()
     fig.savefig(out, dpi=100)
     plt.close(fig)
