@@ -46,27 +46,24 @@ def test_lookahead_colon_a_checkpoint_names_the_search_around_that_policy():
         check_player("lookahead:checkpoints/standard_2p.zip", checkpoints=[CKPT])
 
 
-def test_the_search_plays_the_policys_move_where_the_policy_is_sure():
-    policy = make_agent(CKPT, 0, RULES)
-    agent = make_agent(NAME, 0, RULES)
-    agent.SURE = 0.0  # sure of every move: never searches
-    game = Game(RULES, seed=2)
+def _plays_as_the_policy(agent, policy, seed: int) -> None:
+    game = Game(RULES, seed=seed)
     for _ in range(40):
         if game.is_over:
             break
         assert agent.act(game) == policy.act(game)
         game.step(policy.act(game))
+
+
+def test_the_search_plays_the_policys_move_where_the_policy_is_sure():
+    agent = make_agent(NAME, 0, RULES)
+    agent.SURE = 0.0  # sure of every move: never searches
+    _plays_as_the_policy(agent, make_agent(CKPT, 0, RULES), seed=2)
 
 
 def test_a_rollout_cap_too_small_for_two_deals_an_action_plays_the_policys_move():
     policy = make_agent(CKPT, 0, RULES)
-    agent = PolicyLookaheadAgent(policy, seed=0, rollouts=3)
-    game = Game(RULES, seed=4)
-    for _ in range(40):
-        if game.is_over:
-            break
-        assert agent.act(game) == policy.act(game)
-        game.step(policy.act(game))
+    _plays_as_the_policy(PolicyLookaheadAgent(policy, seed=0, rollouts=3), policy, seed=4)
 
 
 def test_the_search_is_a_function_of_its_seed_and_sometimes_overrules_the_policy():
