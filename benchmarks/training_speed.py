@@ -3,6 +3,7 @@ training config's opponent mix (self-play included), measured in the same run.
 
     python benchmarks/training_speed.py [--config configs/standard_2p.yaml]
         [--batched-steps 327680] [--subproc-steps 32768] [--snapshots 2] [--games N]
+        [--net-arch 256,256 [--activation tanh]]
 
 Both paths train the config's network with its PPO settings against its opponents by weight;
 self-play draws from `snapshots` frozen copies of a fresh policy saved in a temporary pool
@@ -11,7 +12,8 @@ paths. The batched path is the config's `n_envs` games of the batched engine (ve
 batched: scripted seats in numba, policy seats evaluated once per step on all their games);
 the subprocess path is one `SkipBo-v0` process per core (vec_env subproc) with the same
 rollout size (n_steps scaled up), so the two do the same PPO updates per learner step
-(`--games` sets the batched games instead of the config's, for a quick check). Each
+(`--games` sets the batched games instead of the config's, for a quick check; `--net-arch`
+and `--activation` another network, which both paths then train). Each
 path first trains one rollout untimed (processes started, kernels loaded), then
 `--*-steps` learner steps (whole rollouts) timed. The last line is
 
@@ -29,7 +31,12 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from skipbo_env.train.config import ConfigError, load  # noqa: E402
+from skipbo_env.train.config import (  # noqa: E402
+    ConfigError,
+    check_activation,
+    check_net_arch,
+    load,
+)
 
 
 def measure(cfg: dict, n_envs: int, n_steps: int, steps: int, pool_dir: str) -> float:
@@ -37,15 +44,15 @@ def measure(cfg: dict, n_envs: int, n_steps: int, steps: int, pool_dir: str) -> 
     import torch
     from sb3_contrib import MaskablePPO
 
-    from skipbo_env.train.ppo import make_vec_env
+    from skipbo_env.train.ppo import make_vec_env, policy_kwargs
 
     batched = cfg["vec_env"] == "batched"
     torch.set_num_threads((os.cpu_count() or 1) if batched else 1)
     vec = make_vec_env(cfg, n_envs, pool_dir)
     ppo = dict(cfg["ppo"], n_steps=n_steps)
-    arch = ppo.pop("net_arch")
+    kwargs = policy_kwargs(ppo.pop("net_arch"), ppo.pop("activation"))
     model = MaskablePPO("MlpPolicy", vec, seed=cfg["seed"], device="cpu", verbose=0,
-                        policy_kwargs={"net_arch": arch}, **ppo)
+                        policy_kwargs=kwargs, **ppo)
     rollout = n_envs * n_steps
     model.learn(rollout)
     timed = max(1, -(-steps // rollout)) * rollout
@@ -64,11 +71,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--snapshots", type=int, default=2)
     parser.add_argument("--games", type=int, default=0,
                         help="batched games (default: the config's n_envs)")
+    parser.add_argument("--net-arch", help="hidden layer widths instead of the config's, "
+                        "e.g. 256,256")
+    parser.add_argument("--activation", help="the hidden layers' activation instead of the "
+                        "config's (tanh or relu)")
     args = parser.parse_args(argv)
     if min(args.batched_steps, args.subproc_steps) < 1 or min(args.snapshots, args.games) < 0:
         parser.error("the step counts must be at least 1, --snapshots and --games at least 0")
     try:
         cfg = load(args.config)
+        if args.net_arch is not None:
+            cfg["ppo"]["net_arch"] = check_net_arch(
+                [int(w) if w.strip().isdigit() else w for w in args.net_arch.split(",")],
+                "--net-arch")
+        if args.activation is not None:
+            cfg["ppo"]["activation"] = check_activation(args.activation, "--activation")
     except ConfigError as e:
         parser.error(str(e))
     import torch
@@ -76,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from skipbo_env.envs.gym import SkipBoEnv
     from skipbo_env.train.config import BATCHED_GAMES
-    from skipbo_env.train.ppo import card_of, save_checkpoint
+    from skipbo_env.train.ppo import card_of, policy_kwargs, save_checkpoint
 
     cores = os.cpu_count() or 1
     torch.set_num_threads(1)  # no thread pool before the subprocess path forks
@@ -88,16 +105,17 @@ def main(argv: list[str] | None = None) -> int:
         pool = os.path.join(tmp, "pool")
         os.makedirs(pool)
         env = SkipBoEnv(cfg["variant"], cfg["num_players"], **cfg["rules"])
+        net_arch, activation = cfg["ppo"]["net_arch"], cfg["ppo"]["activation"]
         fresh = MaskablePPO("MlpPolicy", env, seed=cfg["seed"], device="cpu",
-                            policy_kwargs={"net_arch": cfg["ppo"]["net_arch"]})
+                            policy_kwargs=policy_kwargs(net_arch, activation))
         for k in range(args.snapshots):
             save_checkpoint(fresh, os.path.join(pool, f"step_{k:09d}.zip"),
-                            card_of(cfg["name"], cfg["_rules"], k, cfg["ppo"]["net_arch"]))
+                            card_of(cfg["name"], cfg["_rules"], k, net_arch, activation))
         mix = ", ".join(f"{name} {w:g}" for name, w in cfg["opponents"].items())
         print(f"{cfg['name']}: {cfg['_rules'].variant}, {cfg['num_players']} players, stock "
               f"{cfg['_rules'].stock_size}; opponents {mix}, self_play "
               f"{cfg['self_play']['weight']:g} ({args.snapshots} snapshots); net_arch "
-              f"{cfg['ppo']['net_arch']}, batch_size {cfg['ppo']['batch_size']}, n_epochs "
+              f"{net_arch} {activation}, batch_size {cfg['ppo']['batch_size']}, n_epochs "
               f"{cfg['ppo']['n_epochs']}", flush=True)
         # The subprocess path first: its workers fork from this process, which must not have
         # run torch's thread pools yet (forking after them can hang the children).

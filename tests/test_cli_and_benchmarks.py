@@ -102,9 +102,19 @@ def test_the_training_speed_benchmark_ends_with_both_paths_and_their_ratio():
     pytest.importorskip("sb3_contrib")
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "training_speed.py"),
                              "--games", "8", "--batched-steps", "256",
-                             "--subproc-steps", "256", "--snapshots", "1"],
+                             "--subproc-steps", "256", "--snapshots", "1",
+                             "--net-arch", "32,16", "--activation", "relu"],
                             capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
+    assert "net_arch [32, 16] relu" in result.stdout
     last = result.stdout.strip().splitlines()[-1]
     assert re.fullmatch(r"training speed: batched \d+ steps/s, subproc \d+ steps/s, "
                         r"ratio \d+\.\d", last), last
+
+
+@pytest.mark.parametrize("option", [["--net-arch", "0"], ["--net-arch", "64,x"],
+                                    ["--activation", "sigmoid"]])
+def test_the_training_speed_benchmark_refuses_a_network_the_loader_would_not_rebuild(option):
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "training_speed.py"),
+                             *option], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 2 and option[0] + " must be" in result.stderr, result.stderr

@@ -103,6 +103,8 @@ BAD_VALUES = [
     ("ppo.net_arch", [10**9], "ppo.net_arch must be a list"),
     ("ppo.net_arch", ["64"], "ppo.net_arch must be a list"),
     ("ppo.net_arch", [], "ppo.net_arch must be a list"),
+    ("ppo.activation", "os.system", "ppo.activation must be one of tanh, relu"),
+    ("ppo.activation", ["relu"], "ppo.activation must be one of tanh, relu"),
     ("pretrain.teacher", ["expert"], "pretrain.teacher must be a player name"),
     ("pretrain.batch_size", 1, "pretrain.batch_size must be at least 2"),
     ("pretrain.learning_rate", math.inf, "pretrain.learning_rate must be a finite number"),

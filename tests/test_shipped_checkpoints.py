@@ -31,7 +31,9 @@ def test_a_shipped_checkpoint_has_the_model_card_of_its_config(name):
     results = card["evaluation"]["results"]
     assert set(results) == set(cfg["eval"]["final_opponents"])
     assert all(r["games"] == cfg["eval"]["final_games"] for r in results.values())
-    assert (ROOT / "checkpoints" / f"{name}.zip").stat().st_size < 10 * 2**20
+    # A full SB3 save (Adam's state included, so that SB3 can resume from it); a network of
+    # [512, 512, 256] is about 18 MB of it.
+    assert (ROOT / "checkpoints" / f"{name}.zip").stat().st_size < 32 * 2**20
 
 
 @pytest.mark.parametrize("name", SHIPPED)

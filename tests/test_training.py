@@ -271,11 +271,13 @@ def test_training_on_the_batched_engine_writes_a_checkpoint_that_plays(tmp_path)
            "curriculum": [{"until": 512, "stock_size": 2}],
            "pretrain": {"samples": 300, "epochs": 1, "dagger": {"rounds": 1, "samples": 200,
                                                                 "epochs": 1}},
-           "ppo": {"n_steps": 16, "batch_size": 128, "n_epochs": 1, "net_arch": [32]},
+           "ppo": {"n_steps": 16, "batch_size": 128, "n_epochs": 1, "net_arch": [32],
+                   "activation": "relu"},
            "eval": {"every": 512, "games": 4, "opponents": ["naive"], "final_games": 4,
                     "final_opponents": ["random"]},
            "output_dir": str(tmp_path / "checkpoints"), "log_dir": str(tmp_path / "runs")}
     card = train(cfgmod.validate(raw), progress=False)
+    assert card["policy"]["activation"] == "relu"
     assert card["steps"] >= 1024 and card["config"]["vec_env"] == "batched"
     assert card["n_envs"] == 32
     assert [p["steps"] for p in card["learning_curve"]] == [0, 512, 1024]
@@ -293,6 +295,30 @@ def test_training_on_the_batched_engine_writes_a_checkpoint_that_plays(tmp_path)
         action = agent.act(game)
         assert action in game.legal_actions()
         game.step(action)
+
+
+def test_a_relu_policy_loads_safely_with_the_activation_it_was_trained_with(tmp_path):
+    """ppo.activation reaches the network and the card: the safe loader's policy gives the
+    same action probabilities as SB3's own loader (tanh in its place would not)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from skipbo_env.players.policy import load_model
+
+    cfg = _tiny_cfg(ppo={"n_steps": 32, "batch_size": 32, "n_epochs": 1, "net_arch": [16],
+                         "activation": "relu"}, total_timesteps=32,
+                    eval={"games": 0, "final_games": 0}, output_dir=str(tmp_path / "checkpoints"), log_dir=str(tmp_path / "runs"))
+    card = train(cfg, progress=False)
+    assert card["policy"]["activation"] == "relu"
+    path = str(tmp_path / "checkpoints" / "x.zip")
+    sb3, safe = MaskablePPO.load(path, device="cpu").policy, load_model(path)
+    assert isinstance(sb3.mlp_extractor.policy_net[1], torch.nn.ReLU)
+    env = SkipBoEnv("short", 2, opponents="naive", stock_size=3)
+    obs = torch.as_tensor(np.stack([env.reset(seed=s)[0] for s in range(8)]))
+    with torch.no_grad():
+        want = sb3.get_distribution(obs).distribution.probs
+        got = safe.get_distribution(obs).distribution.probs
+    assert torch.allclose(want, got)
 
 
 def test_the_curriculum_grows_the_stock_then_keeps_the_configs_size():

@@ -43,6 +43,7 @@ DEFAULTS: dict[str, Any] = {
         "learning_rate": 3e-4, "n_steps": 1024, "batch_size": 256, "n_epochs": 10,
         "gamma": 0.995, "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01,
         "vf_coef": 0.5, "max_grad_norm": 0.5, "net_arch": [256, 256],
+        "activation": "tanh",  # of the hidden layers: tanh (SB3's default) or relu
     },
     "eval": {"every": 100_000, "games": 200, "opponents": ["random", "naive", "greedy"],
              "final_games": 2000, "final_opponents": ["random", "naive", "greedy", "expert"]},
@@ -107,6 +108,15 @@ def check_net_arch(arch, key: str = "ppo.net_arch") -> list[int]:
         raise ConfigError(f"{key} must be a list of 1 to {MAX_LAYERS} layer widths from 1 to "
                           f"{MAX_WIDTH}, got {_show(arch)}")
     return arch
+
+
+def check_activation(name, key: str = "ppo.activation") -> str:
+    """The hidden layers' activation, one the safe checkpoint loader rebuilds."""
+    from ..players.policy import ACTIVATIONS
+
+    if not isinstance(name, str) or name not in ACTIVATIONS:
+        raise ConfigError(f"{key} must be one of {', '.join(ACTIVATIONS)}, got {_show(name)}")
+    return name
 
 
 def merge(defaults: dict, given: dict, where: str) -> dict:
@@ -218,6 +228,7 @@ def validate(raw: dict) -> dict:
     for key in ("ent_coef", "vf_coef"):
         number(ppo[key], f"ppo.{key}", minimum=0, maximum=100)
     check_net_arch(ppo["net_arch"])
+    check_activation(ppo["activation"])
     if cfg["vec_env"] == "batched":
         _check_batched(cfg)
         _check_batched_memory(cfg)

@@ -17,7 +17,7 @@ import time
 
 from ..envs.gym import OpponentPool, SkipBoEnv
 from ..observation import OBS_VERSION, PILE_DEPTH
-from ..players.policy import policy_card
+from ..players.policy import ACTIVATIONS, policy_card
 from ..players.tournament import run_games
 from .config import BATCHED_GAMES, ConfigError, load
 from .pretrain import behaviour_clone
@@ -81,12 +81,19 @@ def evaluate_model(path: str, cfg: dict, opponents: list[str], games: int, seed:
     return out
 
 
-def card_of(name: str, rules, steps: int, net_arch) -> dict:
+def policy_kwargs(net_arch, activation: str) -> dict:
+    """SB3's policy_kwargs for the config's hidden layers and their activation."""
+    import torch
+
+    return {"net_arch": list(net_arch), "activation_fn": getattr(torch.nn, ACTIVATIONS[activation])}
+
+
+def card_of(name: str, rules, steps: int, net_arch, activation: str = "tanh") -> dict:
     """The part of a model card every checkpoint of a run carries, so that it loads as a
     player (the rules, the observation and its version, the network for the safe loader)."""
     return {"name": name, "format": "skipbo-model-card/1", "algorithm": "MaskablePPO",
             "rules": rules.to_dict(), "pile_depth": PILE_DEPTH, "obs_version": OBS_VERSION,
-            "policy": policy_card(net_arch), "steps": int(steps)}
+            "policy": policy_card(net_arch, activation), "steps": int(steps)}
 
 
 def save_checkpoint(model, path: str, card: dict) -> None:
@@ -151,9 +158,10 @@ def train(cfg: dict, progress: bool = True) -> dict:
     torch.set_num_threads(cores if batched or n_envs == 1 else 1)
     vec = make_vec_env(cfg, n_envs, pool_dir)
     ppo = dict(cfg["ppo"])
-    arch = ppo.pop("net_arch")
+    arch, activation = ppo.pop("net_arch"), ppo.pop("activation")
     model = MaskablePPO("MlpPolicy", vec, seed=cfg["seed"], device="cpu", verbose=0,
-                        tensorboard_log=log_dir, policy_kwargs={"net_arch": arch}, **ppo)
+                        tensorboard_log=log_dir, policy_kwargs=policy_kwargs(arch, activation),
+                        **ppo)
     curve: list[dict] = []
     start = time.perf_counter()
     ev = cfg["eval"]
@@ -165,7 +173,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
     def evaluate(steps: int, stock: int, logger=None) -> None:
         """A point of the learning curve: the current policy against the eval opponents."""
         path = os.path.join(log_dir, "latest.zip")
-        save_checkpoint(model, path, card_of(name, rules, steps, arch))
+        save_checkpoint(model, path, card_of(name, rules, steps, arch, activation))
         results = summary(evaluate_model(path, cfg, ev["opponents"], ev["games"],
                                           cfg["seed"] + steps, workers=workers), path)
         point = {"steps": steps, "seconds": round(time.perf_counter() - start, 1),
@@ -205,7 +213,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
             if cfg["self_play"]["weight"] > 0 and steps >= self.next_save:
                 self.next_save += cfg["self_play"]["save_every"]
                 save_checkpoint(self.model, os.path.join(pool_dir, f"step_{steps:09d}.zip"),
-                                card_of(name, rules, steps, arch))
+                                card_of(name, rules, steps, arch, activation))
                 snaps = sorted(f for f in os.listdir(pool_dir) if f.endswith(".zip"))
                 for old in snaps[:-cfg["self_play"]["pool_size"]]:
                     os.remove(os.path.join(pool_dir, old))
@@ -231,7 +239,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
         evaluate(model.num_timesteps, stock_size_at(cfg, model.num_timesteps))
     path = os.path.join(cfg["output_dir"], f"{name}.zip")
     # The full card is written below, after the final evaluation.
-    save_checkpoint(model, path, card_of(name, rules, model.num_timesteps, arch))
+    save_checkpoint(model, path, card_of(name, rules, model.num_timesteps, arch, activation))
     final = {}
     if ev["final_games"]:
         final = summary(evaluate_model(path, cfg, ev["final_opponents"], ev["final_games"],
@@ -239,7 +247,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
                                         progress=progress), path)
     raw = {k: v for k, v in cfg.items() if not k.startswith("_")}
     card = {
-        **card_of(name, rules, model.num_timesteps, arch),
+        **card_of(name, rules, model.num_timesteps, arch, activation),
         "config": raw, "seed": cfg["seed"],
         "wall_time_s": round(wall, 1), "pretrain": pretrained, "n_envs": n_envs,
         # PPO's steps over its own time (rollouts and updates, evaluations not counted).
