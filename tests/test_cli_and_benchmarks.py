@@ -118,3 +118,28 @@ def test_the_training_speed_benchmark_refuses_a_network_the_loader_would_not_reb
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "training_speed.py"),
                              *option], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert result.returncode == 2 and option[0] + " must be" in result.stderr, result.stderr
+
+
+def test_the_clone_capacity_benchmark_reports_held_out_agreement_per_network():
+    pytest.importorskip("sb3_contrib")
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "clone_capacity.py"),
+                             "--config", "configs/short_2p.yaml", "--samples", "400",
+                             "--epochs", "1", "--nets", "16:relu", "8,8"],
+                            capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert re.fullmatch(r"\[16\] relu, 1 epochs: agreement train \d+\.\d%, held out "
+                        r"\d+\.\d% \(\d+ s\)", lines[-2]), lines
+    assert lines[-1].startswith("[8, 8] tanh, 1 epochs")
+
+
+@pytest.mark.parametrize("option, problem", [
+    (["--nets", "0:relu"], "--nets '0:relu' must be a list"),
+    (["--nets", "64:sigmoid"], "--nets '64:sigmoid' must be one of tanh, relu"),
+    (["--samples", "-5"], "--samples must be at least 40"),
+    (["--config", "configs/smoke.yaml"], "does not train on the batched engine"),
+])
+def test_the_clone_capacity_benchmark_refuses_bad_options(option, problem):
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "clone_capacity.py"),
+                             *option], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 2 and problem in result.stderr, result.stderr

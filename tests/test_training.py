@@ -307,7 +307,8 @@ def test_a_relu_policy_loads_safely_with_the_activation_it_was_trained_with(tmp_
 
     cfg = _tiny_cfg(ppo={"n_steps": 32, "batch_size": 32, "n_epochs": 1, "net_arch": [16],
                          "activation": "relu"}, total_timesteps=32,
-                    eval={"games": 0, "final_games": 0}, output_dir=str(tmp_path / "checkpoints"), log_dir=str(tmp_path / "runs"))
+                    eval={"games": 0, "final_games": 0},
+                    output_dir=str(tmp_path / "checkpoints"), log_dir=str(tmp_path / "runs"))
     card = train(cfg, progress=False)
     assert card["policy"]["activation"] == "relu"
     path = str(tmp_path / "checkpoints" / "x.zip")

@@ -145,7 +145,7 @@ def agreement(policy, obs, masks, actions) -> float:
     return hits / len(actions)
 
 
-def _fit(policy, data, train, epochs: int, cfg: dict, gen, log, label: str) -> None:
+def fit(policy, data, train, epochs: int, cfg: dict, gen, log, label: str) -> None:
     """`epochs` passes of masked cross-entropy (to the teacher's actions) plus the value loss
     (to the returns) over the samples `train` (indices into `data`)."""
     import torch
@@ -191,7 +191,7 @@ def behaviour_clone(model, cfg: dict, stock: int, workers: int = 1, log=print) -
 
     threads = torch.get_num_threads()
     torch.set_num_threads(os.cpu_count() or 1)  # the environments are not running yet
-    _fit(policy, data, train, pt["epochs"], cfg, gen, log, "pretrain")
+    fit(policy, data, train, pt["epochs"], cfg, gen, log, "pretrain")
     O, M, A, _ = data  # noqa: E741
     summary = {"teacher": pt["teacher"], "samples": int(n), "epochs": pt["epochs"],
                "stock_size": stock,
@@ -211,7 +211,7 @@ def behaviour_clone(model, cfg: dict, stock: int, workers: int = 1, log=print) -
         old = len(data[2])
         data = [torch.cat([a, b]) for a, b in zip(data, new_t)]
         train = torch.cat([train, torch.arange(old, len(data[2]))])
-        _fit(policy, data, train, dagger["epochs"], cfg, gen, log, f"dagger round {r + 1}")
+        fit(policy, data, train, dagger["epochs"], cfg, gen, log, f"dagger round {r + 1}")
         rounds.append({"samples": int(len(new_t[2])), "on_policy_accuracy": round(on_policy, 4)})
         log(f"dagger round {r + 1}/{dagger['rounds']}: {len(new_t[2])} states of the learner's "
             f"own play, agreement with {pt['teacher']} there {on_policy:.1%}")
