@@ -1,4 +1,4 @@
-"""How well networks of a few shapes can clone the teacher: held-out agreement by epoch.
+"""How well networks of a few shapes can clone the teacher: held-out agreement after a few epochs.
 
     python benchmarks/clone_capacity.py [--config configs/standard_2p.yaml]
         [--samples 300000] [--epochs 4] [--nets 256,256:tanh 512,512,256:relu]
@@ -25,17 +25,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from skipbo_env.train.config import (  # noqa: E402
     ConfigError,
     check_activation,
-    check_net_arch,
     load,
+    parse_net_arch,
 )
 
 
 def parse_net(text: str) -> tuple[list[int], str]:
     """'512,512,256:relu' -> ([512, 512, 256], 'relu'); a ConfigError names a bad entry."""
     widths, _, activation = text.partition(":")
-    arch = [int(w) if w.strip().isdigit() else w for w in widths.split(",")]
-    return check_net_arch(arch, f"--nets {text!r}"), check_activation(activation or "tanh",
-                                                                       f"--nets {text!r}")
+    key = f"--nets {text!r}"
+    return parse_net_arch(widths, key), check_activation(activation or "tanh", key)
 
 
 def main(argv=None) -> int:

@@ -34,8 +34,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 from skipbo_env.train.config import (  # noqa: E402
     ConfigError,
     check_activation,
-    check_net_arch,
     load,
+    parse_net_arch,
 )
 
 
@@ -81,9 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = load(args.config)
         if args.net_arch is not None:
-            cfg["ppo"]["net_arch"] = check_net_arch(
-                [int(w) if w.strip().isdigit() else w for w in args.net_arch.split(",")],
-                "--net-arch")
+            cfg["ppo"]["net_arch"] = parse_net_arch(args.net_arch, "--net-arch")
         if args.activation is not None:
             cfg["ppo"]["activation"] = check_activation(args.activation, "--activation")
     except ConfigError as e:

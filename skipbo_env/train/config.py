@@ -110,6 +110,12 @@ def check_net_arch(arch, key: str = "ppo.net_arch") -> list[int]:
     return arch
 
 
+def parse_net_arch(text: str, key: str) -> list[int]:
+    """Hidden layer widths written as on a command line ("512,512,256"), checked as
+    `check_net_arch` checks a config's."""
+    return check_net_arch([int(w) if w.strip().isdigit() else w for w in text.split(",")], key)
+
+
 def check_activation(name, key: str = "ppo.activation") -> str:
     """The hidden layers' activation, one the safe checkpoint loader rebuilds."""
     from ..players.policy import ACTIVATIONS
