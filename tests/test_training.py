@@ -20,7 +20,7 @@ from skipbo_env.observation import OBS_VERSION  # noqa: E402
 from skipbo_env.players.policy import check_spaces, load_policy_agent  # noqa: E402
 from skipbo_env.players.registry import make_agent  # noqa: E402
 from skipbo_env.train import config as cfgmod  # noqa: E402
-from skipbo_env.train.ppo import stock_size_at, train  # noqa: E402
+from skipbo_env.train.ppo import stock_size_at, train, unchecked_distributions  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -320,6 +320,21 @@ def test_a_relu_policy_loads_safely_with_the_activation_it_was_trained_with(tmp_
         want = sb3.get_distribution(obs).distribution.probs
         got = safe.get_distribution(obs).distribution.probs
     assert torch.allclose(want, got)
+
+
+def test_training_skips_distribution_checks_only_while_it_lasts_and_nan_still_stops_it():
+    import torch
+    from torch.distributions import Categorical, Distribution
+
+    before = Distribution._validate_args
+    with unchecked_distributions():
+        assert Distribution._validate_args is False
+        nan = Categorical(logits=torch.tensor([[0.0, float("nan")]]))  # not checked here ...
+        with pytest.raises(RuntimeError):
+            nan.sample()  # ... but sampling from it fails
+    assert Distribution._validate_args is before
+    with pytest.raises(ValueError):
+        Categorical(logits=torch.tensor([[0.0, float("nan")]]))
 
 
 def test_the_curriculum_grows_the_stock_then_keeps_the_configs_size():

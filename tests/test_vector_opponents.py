@@ -230,6 +230,18 @@ def test_a_policy_that_fails_leaves_the_env_to_be_reset_not_stepped():
         env.step(np.zeros(8, dtype=np.int64))
 
 
+def test_a_policy_opponent_whose_scores_are_not_numbers_is_refused_not_played():
+    import torch
+
+    env = SkipBoVectorEnv("short", 2, num_envs=8, opponents=[SHORT], stock_size=5)
+    env.reset(seed=0)
+    with torch.no_grad():
+        env._policies[0].action_net.bias.fill_(float("nan"))
+    with pytest.raises(RuntimeError, match="opponent slot 0 gave no usable action scores"):
+        for _ in range(500):
+            env.step(np.array([int(np.flatnonzero(m)[0]) for m in env.action_masks()]))
+
+
 def test_the_sb3_view_runs_an_env_method_once_for_all_its_games(tmp_path):
     from skipbo_env.vector import sb3_vec_env
 

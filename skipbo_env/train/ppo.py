@@ -9,6 +9,7 @@ logs and the learning curve (<log_dir>/<name>/curve.json) as it goes.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -79,6 +80,23 @@ def evaluate_model(path: str, cfg: dict, opponents: list[str], games: int, seed:
     for name in opponents:
         out[name] = run_games(cfg["_rules"], [path, name], games, seed, workers, progress)
     return out
+
+
+@contextlib.contextmanager
+def unchecked_distributions():
+    """torch.distributions without their argument checks while it lasts (then as before).
+    MaskablePPO builds a masked Categorical twice for every rollout step and minibatch, and
+    checking each time that its logits are numbers and its probabilities sum to one costs
+    about a twentieth of a batched learner step. A NaN still stops training: sampling from
+    NaN probabilities raises."""
+    from torch.distributions import Distribution
+
+    before = Distribution._validate_args
+    Distribution.set_default_validate_args(False)
+    try:
+        yield
+    finally:
+        Distribution.set_default_validate_args(before)
 
 
 def policy_kwargs(net_arch, activation: str) -> dict:
@@ -231,7 +249,9 @@ def train(cfg: dict, progress: bool = True) -> dict:
 
     hooks = Hooks()
     learn_start = time.perf_counter()
-    model.learn(total_timesteps=cfg["total_timesteps"], callback=hooks, progress_bar=progress)
+    with unchecked_distributions():
+        model.learn(total_timesteps=cfg["total_timesteps"], callback=hooks,
+                    progress_bar=progress)
     wall = time.perf_counter() - start
     learning = time.perf_counter() - learn_start - hooks.eval_seconds
     vec.close()
