@@ -108,6 +108,10 @@ BAD_VALUES = [
     ("pretrain.teacher", ["expert"], "pretrain.teacher must be a player name"),
     ("pretrain.batch_size", 1, "pretrain.batch_size must be at least 2"),
     ("pretrain.learning_rate", math.inf, "pretrain.learning_rate must be a finite number"),
+    ("pretrain.fresh", "yes", "pretrain.fresh must be true or false"),
+    ("pretrain.samples", 10**9, "behaviour cloning would hold about .* GiB of samples"),
+    ("pretrain.fresh", True, "pretrain.fresh needs vec_env batched"),
+    ("pretrain.dagger.aggregate", 1, "pretrain.dagger.aggregate must be true or false"),
     ("opponents", {"random": -1.0}, "opponents.random must be at least 0"),
     ("opponents", {"random": math.nan}, "opponents.random must be a finite number"),
     ("opponents", {"random": 0.0}, "at least one weight must be positive"),
@@ -132,6 +136,54 @@ BAD_VALUES = [
 def test_every_bad_value_stops_with_the_config_error_naming_its_key(key, value, message):
     with pytest.raises(ConfigError, match=message):
         cfgmod.validate(_with(SMOKE, key, value))
+
+
+def test_the_cloning_memory_estimate_counts_only_the_samples_held_at_once():
+    base = {**SMOKE, "vec_env": "batched", "n_envs": 64}
+    base["pretrain"] = {"samples": 200_000, "dagger": {"rounds": 4, "samples": 200_000}}
+
+    def gib(**change):
+        raw = copy.deepcopy(base)
+        raw["pretrain"].update({k: v for k, v in change.items() if k != "aggregate"})
+        if "aggregate" in change:
+            raw["pretrain"]["dagger"]["aggregate"] = change["aggregate"]
+        return cfgmod.cloning_bytes(cfgmod.validate(raw)) / 2**30
+
+    everything = gib()  # 200k cloned + 4 x 200k DAgger states, all kept
+    assert gib(aggregate=False) < everything / 4  # one round's states at a time
+    assert gib(fresh=True, aggregate=False) < everything / 4
+    assert gib(samples=400_000) > everything  # more cloned samples, more memory
+    base["pretrain"] = {"samples": 0}
+    assert gib() == 0
+
+
+SHORT_CKPT = str(ROOT / "checkpoints" / "short_2p.zip")  # short, 2 players, [512, 512, 256] relu
+FROM_SHORT = {"init": SHORT_CKPT, "pretrain": {"samples": 0},
+              "ppo": {**SMOKE["ppo"], "net_arch": [512, 512, 256], "activation": "relu"}}
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"init": "nope.zip"}, "init: checkpoint nope.zip does not exist"),
+    ({"init": 5}, "init must be a checkpoint path"),
+    ({"init": ["a.zip"]}, "init must be a checkpoint path"),
+    ({"init": "x\0.zip"}, "init must be a checkpoint path"),
+    ({"pretrain": {"samples": 200}}, "starts from a checkpoint or from cloning a teacher"),
+    ({"ppo": {**SMOKE["ppo"], "net_arch": [32, 32]}}, "ppo.net_arch and ppo.activation must "
+                                                      "be the same"),
+    ({"ppo": {**SMOKE["ppo"], "net_arch": [512, 512, 256], "activation": "tanh"}},
+     "has net_arch \\[512, 512, 256\\] with relu"),
+    ({"variant": "standard", "num_players": 3, "rules": {}}, "do not fit this config's standard"),
+])
+def test_a_run_started_from_a_checkpoint_must_fit_it_and_not_clone_too(change, message):
+    raw = {**SMOKE, **FROM_SHORT, **change}
+    with pytest.raises(ConfigError, match=message):
+        cfgmod.validate(raw)
+
+
+def test_a_checkpoint_of_the_same_game_and_network_may_start_a_run_at_another_stock_size():
+    cfg = cfgmod.validate({**SMOKE, **FROM_SHORT})  # the checkpoint was trained at stock 10
+    assert cfg["init"] == SHORT_CKPT and cfg["_rules"].stock_size == 3
+    assert cfgmod.validate({**SMOKE, "init": None})["init"] == ""
 
 
 RLLIB_BAD = [

@@ -337,6 +337,34 @@ def test_training_skips_distribution_checks_only_while_it_lasts_and_nan_still_st
         Categorical(logits=torch.tensor([[0.0, float("nan")]]))
 
 
+def test_a_run_started_from_a_checkpoint_starts_from_its_weights(smoke, tmp_path):
+    import torch
+
+    from skipbo_env.players.policy import load_model
+
+    _, _, path = smoke
+    raw = cfgmod.read_yaml(str(ROOT / "configs" / "smoke.yaml"))
+
+    def run(name, **change):
+        cfg = cfgmod.validate({**raw, "name": name, "total_timesteps": 256,
+                               "pretrain": {"samples": 0}, "self_play": {"weight": 0.0},
+                               "ppo": {**raw["ppo"], "learning_rate": 1e-12},
+                               "eval": {"games": 0, "final_games": 0},
+                               "output_dir": str(tmp_path / "out"),
+                               "log_dir": str(tmp_path / "runs"), **change})
+        return train(cfg, progress=False), str(tmp_path / "out" / f"{name}.zip")
+
+    def same(a, b):
+        wa, wb = load_model(a).state_dict(), load_model(b).state_dict()
+        return all(torch.allclose(wa[k], wb[k], atol=1e-6) for k in wa)
+
+    card, started = run("from_smoke", init=str(path))
+    assert card["init"] == {"checkpoint": str(path), "name": "smoke", "steps": 512}
+    assert same(started, str(path))  # a learning rate of 1e-12 leaves the weights as loaded
+    card, fresh = run("fresh")
+    assert card["init"] is None and not same(fresh, str(path))
+
+
 def test_the_curriculum_grows_the_stock_then_keeps_the_configs_size():
     cfg = cfgmod.validate({"name": "x", "total_timesteps": 10, "rules": {"stock_size": 20},
                            "curriculum": [{"until": 100, "stock_size": 5},
@@ -345,7 +373,8 @@ def test_the_curriculum_grows_the_stock_then_keeps_the_configs_size():
                                                                                20]
 
 
-@pytest.mark.parametrize("name", ["standard_2p", "short_2p", "probe_shaping", "smoke"])
+@pytest.mark.parametrize("name", ["standard_2p", "short_2p", "probe_shaping", "probe_updates",
+                                  "smoke"])
 def test_the_shipped_configs_are_valid(name):
     cfg = cfgmod.load(str(ROOT / "configs" / f"{name}.yaml"))
     assert cfg["name"] == name
@@ -443,6 +472,79 @@ def test_dagger_labels_the_learners_own_states_with_the_teachers_moves():
     assert all(replayed[o.tobytes()] == a for o, a in zip(obs, labels)
                if o.tobytes() in replayed)
     assert sum(o.tobytes() in replayed for o in obs) >= 24
+
+
+def _spy_on_cloning(monkeypatch):
+    """Records every batched collection's (samples asked, seed, policy given) and every fit's
+    training-set size and epochs, running both for real."""
+    from skipbo_env.train import pretrain
+
+    calls = {"collect": [], "fit": []}
+    collect, fit = pretrain.collect_batched, pretrain.fit
+
+    def spy_collect(cfg, stock, samples, seed, policy=None):
+        calls["collect"].append((samples, seed, policy is not None))
+        return collect(cfg, stock, samples, seed, policy)
+
+    def spy_fit(policy, data, train, epochs, *args):
+        calls["fit"].append((len(data[2]), len(train), epochs))
+        return fit(policy, data, train, epochs, *args)
+
+    monkeypatch.setattr(pretrain, "collect_batched", spy_collect)
+    monkeypatch.setattr(pretrain, "fit", spy_fit)
+    return calls
+
+
+def _tiny_model():
+    from sb3_contrib import MaskablePPO
+
+    return MaskablePPO("MlpPolicy", SkipBoEnv("short", 2, opponents="naive", stock_size=3),
+                       seed=0, device="cpu", policy_kwargs={"net_arch": [32]})
+
+
+def test_fresh_cloning_trains_every_pass_once_on_decisions_it_has_not_seen(monkeypatch):
+    from skipbo_env.train.pretrain import behaviour_clone
+
+    calls = _spy_on_cloning(monkeypatch)
+    cfg = _tiny_cfg(vec_env="batched", n_envs=8,
+                    pretrain={"samples": 300, "epochs": 3, "fresh": True})
+    summary = behaviour_clone(_tiny_model(), cfg, 3, log=lambda *_: None)
+    held_out, *passes = calls["collect"]
+    assert held_out[0] == 15 and len(passes) == 3 and all(n == 300 for n, _, _ in passes)
+    seeds = [seed for _, seed, _ in calls["collect"]]
+    assert len(set(seeds)) == 4  # the held-out set and every pass: different deals
+    assert [epochs for _, _, epochs in calls["fit"]] == [1, 1, 1]
+    assert all(size == trained >= 300 for size, trained, _ in calls["fit"])
+    assert summary["fresh"] and summary["samples"] == sum(n for n, _, _ in calls["fit"])
+    assert 0 <= summary["validation_accuracy"] <= 1
+
+
+def test_dagger_without_aggregation_trains_each_round_on_its_own_states_only(monkeypatch):
+    from skipbo_env.train.pretrain import behaviour_clone
+
+    calls = _spy_on_cloning(monkeypatch)
+    cfg = _tiny_cfg(vec_env="batched", n_envs=8, pretrain={
+        "samples": 200, "epochs": 1, "dagger": {"rounds": 2, "samples": 100, "epochs": 2,
+                                                "aggregate": False}})
+    summary = behaviour_clone(_tiny_model(), cfg, 3, log=lambda *_: None)
+    rounds = calls["collect"][1:]
+    assert [(n, learner) for n, _, learner in rounds] == [(100, True), (100, True)]
+    cloning, *dagger = calls["fit"]
+    assert cloning[0] >= 200 and len(dagger) == 2
+    for size, trained, epochs in dagger:  # only that round's states, not the cloning set's
+        assert 100 <= size == trained < cloning[0] and epochs == 2
+    assert [r["samples"] for r in summary["dagger"]["per_round"]] == [s for s, _, _ in dagger]
+
+
+def test_dagger_with_aggregation_trains_on_everything_so_far(monkeypatch):
+    from skipbo_env.train.pretrain import behaviour_clone
+
+    calls = _spy_on_cloning(monkeypatch)
+    cfg = _tiny_cfg(vec_env="batched", n_envs=8, pretrain={
+        "samples": 200, "epochs": 1, "dagger": {"rounds": 2, "samples": 100, "epochs": 1}})
+    behaviour_clone(_tiny_model(), cfg, 3, log=lambda *_: None)
+    sizes = [size for size, _, _ in calls["fit"]]
+    assert sizes[0] < sizes[1] < sizes[2]
 
 
 def test_pretraining_teaches_the_policy_the_teachers_moves():

@@ -273,6 +273,17 @@ def _check_inner(raw: bytes, path: str) -> None:
         raise ValueError(f"checkpoint {path}: {WEIGHTS} holds over {MAX_WEIGHTS_BYTES} bytes")
 
 
+def checkpoint_spec(path: str, card: dict | None = None) -> tuple:
+    """What checkpoint `path` is, from its model card (`card` if given), its weights not read:
+    (card, rules, pile_depth, net_arch, activation). ValueError says what is missing or
+    wrong."""
+    check_checkpoint(path)
+    if card is None:
+        card = _card_or_refuse(path)
+    check_obs_version(card, path)
+    return (card, _card_rules(card, path), _card_depth(card, path), *network_of(card, path))
+
+
 def load_model(path: str, card: dict | None = None):
     """The policy network of checkpoint `path` (sb3-contrib's MaskableActorCriticPolicy, on
     the CPU, in evaluation mode), built from its model card and filled with the weights of
@@ -284,12 +295,7 @@ def load_model(path: str, card: dict | None = None):
     model = _MODELS.get(key)
     if model is not None:
         return model
-    if card is None:
-        card = _card_or_refuse(path)
-    check_obs_version(card, path)
-    rules = _card_rules(card, path)
-    pile_depth = _card_depth(card, path)
-    arch, activation = network_of(card, path)
+    card, rules, pile_depth, arch, activation = checkpoint_spec(path, card)
     try:
         import torch
         from gymnasium import spaces

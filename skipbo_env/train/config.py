@@ -33,12 +33,17 @@ DEFAULTS: dict[str, Any] = {
     "self_play": {"weight": 0.0, "save_every": 100_000, "pool_size": 10, "refresh": 100},
     "curriculum": [],  # [{until: steps, stock_size: n}, ...], ascending; the last size holds on
     "stock_reward": 0.0,
+    # A checkpoint (.zip with its model card) whose policy and value networks start the run
+    # instead of fresh ones ("" or null: none); its network must be ppo.net_arch/activation.
+    "init": "",
     # Behaviour cloning before PPO (skipbo_env/train/pretrain.py); samples 0: none.
+    # fresh (vec_env batched): each of the `epochs` passes clones `samples` new decisions.
     "pretrain": {"samples": 0, "teacher": "expert", "epochs": 10, "learning_rate": 1e-3,
-                 "batch_size": 512,
+                 "batch_size": 512, "fresh": False,
                  # DAgger after cloning (vec_env batched): per round, `samples` states of the
-                 # learner's own play labelled by the teacher, then `epochs` on everything.
-                 "dagger": {"rounds": 0, "samples": 200_000, "epochs": 2}},
+                 # learner's own play labelled by the teacher, then `epochs` on everything
+                 # (aggregate false: on that round's states only).
+                 "dagger": {"rounds": 0, "samples": 200_000, "epochs": 2, "aggregate": True}},
     "ppo": {
         "learning_rate": 3e-4, "n_steps": 1024, "batch_size": 256, "n_epochs": 10,
         "gamma": 0.995, "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01,
@@ -59,6 +64,13 @@ class ConfigError(ValueError):
 MAX_NUMBER = 10**15  # no key of a config means a number beyond this (a typo or an attack)
 SEED_MAX = 2**31 - 1  # seeds and the seeds derived from them (seed + k) stay in numpy's range
 RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")  # a plain file name
+
+
+def _flag(value, key) -> bool:
+    """`value` checked as true or false, else ConfigError naming `key`."""
+    if not isinstance(value, bool):
+        raise ConfigError(f"{key} must be true or false, got {_show(value)}")
+    return value
 
 
 def number(value, key, *, integer=False, minimum=None, above=None, maximum=None):
@@ -168,6 +180,8 @@ def check_game(cfg: dict) -> None:
 def validate(raw: dict) -> dict:
     """The full configuration (defaults filled in), or ConfigError naming the problem."""
     cfg = merge(DEFAULTS, raw, "")
+    if cfg["init"] is None:
+        cfg["init"] = ""  # null: no checkpoint to start from
     for key, value in cfg.items():
         if value is None:
             raise ConfigError(f"{key} is required")
@@ -215,13 +229,19 @@ def validate(raw: dict) -> dict:
     number(pt["epochs"], "pretrain.epochs", integer=True, minimum=1, maximum=10**4)
     number(pt["batch_size"], "pretrain.batch_size", integer=True, minimum=2, maximum=10**7)
     number(pt["learning_rate"], "pretrain.learning_rate", above=0, maximum=1)
+    _flag(pt["fresh"], "pretrain.fresh")
+    if pt["fresh"] and cfg["vec_env"] != "batched":
+        raise ConfigError("pretrain.fresh needs vec_env batched (new decisions for every pass "
+                          "come from the batched teacher)")
     dagger = pt["dagger"]
+    _flag(dagger["aggregate"], "pretrain.dagger.aggregate")
     number(dagger["rounds"], "pretrain.dagger.rounds", integer=True, minimum=0, maximum=1000)
     number(dagger["samples"], "pretrain.dagger.samples", integer=True, minimum=1, maximum=10**9)
     number(dagger["epochs"], "pretrain.dagger.epochs", integer=True, minimum=1, maximum=10**4)
     if dagger["rounds"] and (cfg["vec_env"] != "batched" or not pt["samples"]):
         raise ConfigError("pretrain.dagger.rounds needs vec_env batched and pretrain.samples "
                           "above 0 (the learner's states are labelled by the batched teacher)")
+    _check_cloning_memory(cfg)
     ppo = cfg["ppo"]
     number(ppo["learning_rate"], "ppo.learning_rate", above=0, maximum=1)
     number(ppo["n_steps"], "ppo.n_steps", integer=True, minimum=1, maximum=10**6)
@@ -235,6 +255,7 @@ def validate(raw: dict) -> dict:
         number(ppo[key], f"ppo.{key}", minimum=0, maximum=100)
     check_net_arch(ppo["net_arch"])
     check_activation(ppo["activation"])
+    _check_init(cfg)
     if cfg["vec_env"] == "batched":
         _check_batched(cfg)
         _check_batched_memory(cfg)
@@ -269,6 +290,40 @@ def _check_batched(cfg: dict) -> None:
                           f"{', '.join(AGENT_NAMES)}, not {cfg['pretrain']['teacher']!r}")
 
 
+def _check_init(cfg: dict) -> None:
+    """`init` names a checkpoint the safe loader takes, made for games of these rules' shape
+    (the same observation and actions; the stock size may differ) with the config's network;
+    cloning on top of it is refused (one start or the other)."""
+    from ..actions import ActionLayout
+    from ..observation import PILE_DEPTH, ObservationEncoder
+    from ..players.policy import checkpoint_spec
+
+    path = cfg["init"]
+    if not path:
+        return
+    if not isinstance(path, str) or "\0" in path:
+        raise ConfigError(f"init must be a checkpoint path (.zip), got {_show(path)}")
+    if cfg["pretrain"]["samples"]:
+        raise ConfigError("init and pretrain.samples: a run starts from a checkpoint or from "
+                          "cloning a teacher, not both (set pretrain.samples to 0)")
+    try:
+        _, rules, depth, arch, activation = checkpoint_spec(path)
+    except ValueError as e:
+        raise ConfigError(f"init: {e}") from None
+    mine = cfg["_rules"]
+    if (depth != PILE_DEPTH
+            or ObservationEncoder(rules, depth).size != ObservationEncoder(mine).size
+            or ActionLayout(rules).size != ActionLayout(mine).size):
+        raise ConfigError(f"init: checkpoint {path} plays {rules.variant} with "
+                          f"{rules.num_players} players (pile_depth {depth}); its observations "
+                          f"and actions do not fit this config's {mine.variant} with "
+                          f"{mine.num_players}")
+    if (arch, activation) != (list(cfg["ppo"]["net_arch"]), cfg["ppo"]["activation"]):
+        raise ConfigError(f"init: checkpoint {path} has net_arch {arch} with {activation}; "
+                          f"ppo.net_arch and ppo.activation must be the same, got "
+                          f"{cfg['ppo']['net_arch']} with {cfg['ppo']['activation']}")
+
+
 MAX_BATCHED_BYTES = 8 * 2**30  # the batched engine's arrays for n_envs games, at most
 
 
@@ -286,6 +341,39 @@ def _check_batched_memory(cfg: dict) -> None:
         raise ConfigError(f"n_envs: {games} games of these rules need about "
                           f"{games * per_game / 2**30:.1f} GiB in the batched engine, over "
                           f"{MAX_BATCHED_BYTES // 2**30} GiB; use fewer games")
+
+
+MAX_CLONING_BYTES = 16 * 2**30  # behaviour cloning's samples held at once, at most (estimated)
+CLONING_COPIES = 3  # the samples as collected, joined, and a joined training set's copy
+
+
+def cloning_bytes(cfg: dict) -> int:
+    """About how much memory behaviour cloning holds at its peak: the samples in memory at
+    once (the whole set; with `fresh`, one pass's and the held-out set; with DAgger's
+    `aggregate`, everything so far, else the larger of a pass and a round), each an
+    observation (float32), a mask and an action with its return, `CLONING_COPIES` times."""
+    from ..actions import ActionLayout
+    from ..observation import ObservationEncoder
+
+    pt, rules = cfg["pretrain"], cfg["_rules"]
+    if not pt["samples"]:
+        return 0
+    dagger = pt["dagger"]
+    held = pt["samples"] + (pt["samples"] // 20 if pt["fresh"] else 0)
+    if dagger["rounds"]:
+        held = (held + dagger["rounds"] * dagger["samples"] if dagger["aggregate"]
+                else max(held, dagger["samples"] + held - pt["samples"]))
+    per_sample = 4 * ObservationEncoder(rules).size + ActionLayout(rules).size + 12
+    return held * per_sample * CLONING_COPIES
+
+
+def _check_cloning_memory(cfg: dict) -> None:
+    need = cloning_bytes(cfg)
+    if need > MAX_CLONING_BYTES:
+        raise ConfigError(f"pretrain.samples: behaviour cloning would hold about "
+                          f"{need / 2**30:.1f} GiB of samples, over "
+                          f"{MAX_CLONING_BYTES // 2**30} GiB; use fewer samples or DAgger "
+                          f"rounds, pretrain.fresh, or pretrain.dagger.aggregate false")
 
 
 def load(path: str) -> dict:

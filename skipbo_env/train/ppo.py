@@ -121,6 +121,28 @@ def save_checkpoint(model, path: str, card: dict) -> None:
         json.dump(card, f, indent=1)
 
 
+def start_from(model, path: str) -> dict:
+    """Fill `model`'s policy and value networks with checkpoint `path`'s weights (the safe
+    loader: never unpickled; the config check has matched its network and spaces); returns
+    what the model card records of it."""
+    import torch
+
+    from ..players.policy import load_model, model_card
+
+    threads = torch.get_num_threads()
+    try:
+        model.policy.load_state_dict(load_model(path).state_dict(), strict=True)
+    except RuntimeError as e:  # the file changed since the config was checked
+        raise ValueError(f"init: checkpoint {path} does not fit this run's network: "
+                         f"{str(e).splitlines()[0]}") from None
+    finally:
+        torch.set_num_threads(threads)  # the loader sets one thread for single moves
+    card = model_card(path) or {}
+    name, steps = card.get("name"), card.get("steps")
+    return {"checkpoint": path, "name": name if isinstance(name, str) else None,
+            "steps": steps if isinstance(steps, int) else None}
+
+
 def peak_rss_mib() -> dict:
     """The peak resident memory of this process and of its largest child process (the
     evaluation and environment workers), in MiB."""
@@ -183,7 +205,9 @@ def train(cfg: dict, progress: bool = True) -> dict:
     curve: list[dict] = []
     start = time.perf_counter()
     ev = cfg["eval"]
-    pretrained = None
+    pretrained = initial = None
+    if cfg["init"]:
+        initial = start_from(model, cfg["init"])
     if cfg["pretrain"]["samples"]:
         pretrained = behaviour_clone(model, cfg, stock_size_at(cfg, 0), workers=workers,
                                      log=print if progress else (lambda *_: None))
@@ -207,7 +231,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
             print(f"\n[{steps} steps] " + ", ".join(
                 f"vs {o} {r['win_rate']:.1%}" for o, r in results.items()), flush=True)
 
-    if pretrained is not None and ev["games"]:
+    if (pretrained is not None or initial is not None) and ev["games"]:
         evaluate(0, stock_size_at(cfg, 0))  # where PPO starts from
 
     class Hooks(BaseCallback):
@@ -269,7 +293,8 @@ def train(cfg: dict, progress: bool = True) -> dict:
     card = {
         **card_of(name, rules, model.num_timesteps, arch, activation),
         "config": raw, "seed": cfg["seed"],
-        "wall_time_s": round(wall, 1), "pretrain": pretrained, "n_envs": n_envs,
+        "wall_time_s": round(wall, 1), "pretrain": pretrained, "init": initial,
+        "n_envs": n_envs,
         # PPO's steps over its own time (rollouts and updates, evaluations not counted).
         "learner_steps_per_s": round(model.num_timesteps / max(learning, 1e-9)),
         "peak_rss_mib": peak_rss_mib(),

@@ -12,7 +12,9 @@ engine, the teacher being the batched player of the same name (vector/players.py
 DAgger (``pretrain.dagger.rounds``): after cloning, the learner plays the learner's seat
 itself (sampling its policy), every state it reaches is labelled with the teacher's move
 there, the samples join the training set and the policy is trained on all of it again; once
-per round. Everything is seeded from the config's seed.
+per round (``dagger.aggregate: false``: on that round's samples only, so memory stays flat).
+``pretrain.fresh`` (batched): every one of the ``epochs`` passes clones newly collected
+decisions instead of the same ones again. Everything is seeded from the config's seed.
 """
 
 from __future__ import annotations
@@ -171,6 +173,10 @@ def fit(policy, data, train, epochs: int, cfg: dict, gen, log, label: str) -> No
     policy.set_training_mode(False)
 
 
+FRESH_SEED = 10_000  # cloning pass e >= 1 of `pretrain.fresh` collects with seed + this + e
+HELD_OUT_SEED = 9_999  # ... and its held-out decisions with seed + this
+
+
 def behaviour_clone(model, cfg: dict, stock: int, workers: int = 1, log=print) -> dict:
     """Train `model`'s policy and value heads on the teacher's samples as the config's
     ``pretrain`` section says (then the DAgger rounds); returns a summary for the model
@@ -179,24 +185,47 @@ def behaviour_clone(model, cfg: dict, stock: int, workers: int = 1, log=print) -
 
     pt = cfg["pretrain"]
     start = time.perf_counter()
-    obs, masks, actions, returns = collect(cfg, stock, pt["samples"], cfg["seed"], workers)
-    collected = time.perf_counter() - start
-    n = len(actions)
     gen = torch.Generator().manual_seed(cfg["seed"])
-    order = torch.randperm(n, generator=gen)
-    n_val = max(1, n // 20)  # 5% held out to report accuracy on decisions not trained on
-    val, train = order[:n_val], order[n_val:]
-    data = [torch.from_numpy(x) for x in (obs, masks, actions, returns)]
     policy = model.policy
+    if pt["fresh"]:
+        # Every pass trains on decisions it has never seen; memory holds one pass's.
+        t = time.perf_counter()
+        held_out = [torch.from_numpy(x) for x in
+                    collect_batched(cfg, stock, max(1, pt["samples"] // 20),
+                                    cfg["seed"] + HELD_OUT_SEED)]
+        collected = time.perf_counter() - t
+        val_set = held_out[:3]
+    else:
+        obs, masks, actions, returns = collect(cfg, stock, pt["samples"], cfg["seed"], workers)
+        collected = time.perf_counter() - start
+        n = len(actions)
+        order = torch.randperm(n, generator=gen)
+        n_val = max(1, n // 20)  # 5% held out to report accuracy on decisions not trained on
+        val, train = order[:n_val], order[n_val:]
+        data = [torch.from_numpy(x) for x in (obs, masks, actions, returns)]
+        val_set = [x[val] for x in data[:3]]
 
     threads = torch.get_num_threads()
     torch.set_num_threads(os.cpu_count() or 1)  # the environments are not running yet
-    fit(policy, data, train, pt["epochs"], cfg, gen, log, "pretrain")
+    if pt["fresh"]:
+        seen = 0
+        for e in range(pt["epochs"]):
+            t = time.perf_counter()
+            seed = cfg["seed"] + (FRESH_SEED + e if e else 0)
+            data = [torch.from_numpy(x) for x in collect_batched(cfg, stock, pt["samples"],
+                                                                  seed)]
+            collected += time.perf_counter() - t
+            train = torch.arange(len(data[2]))
+            seen += len(train)
+            fit(policy, data, train, 1, cfg, gen, log, f"pretrain pass {e + 1}/{pt['epochs']}")
+        n = seen
+    else:
+        fit(policy, data, train, pt["epochs"], cfg, gen, log, "pretrain")
     O, M, A, _ = data  # noqa: E741
     summary = {"teacher": pt["teacher"], "samples": int(n), "epochs": pt["epochs"],
-               "stock_size": stock,
+               "fresh": pt["fresh"], "stock_size": stock,
                "train_accuracy": round(agreement(policy, O[train], M[train], A[train]), 4),
-               "validation_accuracy": round(agreement(policy, O[val], M[val], A[val]), 4)}
+               "validation_accuracy": round(agreement(policy, *val_set), 4)}
     log(f"pretrain: {n} samples, agreement with {pt['teacher']} on held-out decisions "
         f"{summary['validation_accuracy']:.1%}")
     dagger = pt["dagger"]
@@ -208,19 +237,20 @@ def behaviour_clone(model, cfg: dict, stock: int, workers: int = 1, log=print) -
         new_t = [torch.from_numpy(x) for x in new]
         # Agreement on the states the learner reached itself, before it trains on them.
         on_policy = agreement(policy, *new_t[:3])
-        old = len(data[2])
-        data = [torch.cat([a, b]) for a, b in zip(data, new_t)]
-        train = torch.cat([train, torch.arange(old, len(data[2]))])
+        if dagger["aggregate"]:
+            old = len(data[2])
+            data = [torch.cat([a, b]) for a, b in zip(data, new_t)]
+            train = torch.cat([train, torch.arange(old, len(data[2]))])
+        else:  # this round's states only: memory stays flat however many rounds
+            data, train = new_t, torch.arange(len(new_t[2]))
         fit(policy, data, train, dagger["epochs"], cfg, gen, log, f"dagger round {r + 1}")
         rounds.append({"samples": int(len(new_t[2])), "on_policy_accuracy": round(on_policy, 4)})
         log(f"dagger round {r + 1}/{dagger['rounds']}: {len(new_t[2])} states of the learner's "
             f"own play, agreement with {pt['teacher']} there {on_policy:.1%}")
     torch.set_num_threads(threads)
     if rounds:
-        O, M, A, _ = data  # noqa: E741
         summary["dagger"] = {**dagger, "per_round": rounds,
-                             "validation_accuracy": round(agreement(policy, O[val], M[val],
-                                                                    A[val]), 4)}
+                             "validation_accuracy": round(agreement(policy, *val_set), 4)}
     summary["collect_seconds"] = round(collected, 1)
     summary["seconds"] = round(time.perf_counter() - start, 1)
     return summary
