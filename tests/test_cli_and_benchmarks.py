@@ -133,6 +133,38 @@ def test_the_clone_capacity_benchmark_reports_held_out_agreement_per_network():
     assert lines[-1].startswith("[8, 8] tanh, 1 epochs")
 
 
+def test_the_clone_errors_benchmark_splits_the_disagreement_by_kind_of_move():
+    pytest.importorskip("sb3_contrib")
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "clone_errors.py"),
+                             "checkpoints/short_2p.zip", "--config", "configs/short_2p.yaml",
+                             "--samples", "2000"],
+                            capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.strip().splitlines()
+    overall = float(re.search(r"the policy differs in (\d+\.\d)%", lines[0]).group(1))
+    kinds = [re.fullmatch(r"  teacher (\S+) +(\d+\.\d)% of decisions, the policy differs +"
+                          r"(\d+\.\d)% \((\d+\.\d)% of all\)", line) for line in lines[1:]
+             if line.startswith("  teacher")]
+    assert kinds and all(kinds)
+    names = {m.group(1) for m in kinds}
+    assert {"play/stock", "play/hand", "discard"} <= names
+    assert abs(sum(float(m.group(2)) for m in kinds) - 100) < 0.5  # every decision once
+    assert abs(sum(float(m.group(4)) for m in kinds) - overall) < 0.5
+    assert lines[len(kinds) + 1] == "commonest confusions (teacher -> policy):"
+
+
+@pytest.mark.parametrize("option, problem", [
+    (["nope.zip"], "checkpoint nope.zip does not exist"),
+    (["checkpoints/short_2p.zip", "--samples", "0"], "--samples must be at least 1"),
+    (["checkpoints/short_2p.zip", "--config", "configs/smoke.yaml"], "does not train on the "
+                                                                     "batched engine"),
+])
+def test_the_clone_errors_benchmark_refuses_bad_arguments(option, problem):
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "clone_errors.py"),
+                             *option], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 2 and problem in result.stderr, result.stderr
+
+
 @pytest.mark.parametrize("option, problem", [
     (["--nets", "0:relu"], "--nets '0:relu' must be a list"),
     (["--nets", "64:sigmoid"], "--nets '64:sigmoid' must be one of tanh, relu"),
