@@ -212,6 +212,7 @@ def behaviour_clone(model, cfg: dict, stock: int, workers: int = 1, log=print) -
         for e in range(pt["epochs"]):
             t = time.perf_counter()
             seed = cfg["seed"] + (FRESH_SEED + e if e else 0)
+            data = []  # the last pass's samples go before the next pass's are collected
             data = [torch.from_numpy(x) for x in collect_batched(cfg, stock, pt["samples"],
                                                                   seed)]
             collected += time.perf_counter() - t
