@@ -51,6 +51,7 @@ def main(argv=None) -> int:
     import torch
 
     from skipbo_env.actions import ActionLayout
+    from skipbo_env.players.policy import legal_logits
     from skipbo_env.train.pretrain import collect_batched
     from skipbo_env.vector.env import load_opponent_policy
 
@@ -61,15 +62,9 @@ def main(argv=None) -> int:
     torch.set_num_threads(os.cpu_count() or 1)
     obs, masks, teacher, _ = collect_batched(cfg, cfg["_rules"].stock_size, args.samples,
                                              args.seed)
-    chosen = []
-    with torch.inference_mode():
-        for i in range(0, len(teacher), 4096):
-            o = torch.from_numpy(obs[i:i + 4096])
-            features = policy.extract_features(o, policy.pi_features_extractor)
-            logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
-            logits[~torch.from_numpy(masks[i:i + 4096])] = -torch.inf
-            chosen.append(logits.argmax(1).numpy())
-    policy_moves = np.concatenate(chosen)
+    policy_moves = np.concatenate([
+        legal_logits(policy, obs[i:i + 4096], masks[i:i + 4096]).argmax(1).numpy()
+        for i in range(0, len(teacher), 4096)])
     layout = ActionLayout(cfg["_rules"])
     total = len(teacher)
     counts: collections.Counter = collections.Counter()

@@ -273,6 +273,20 @@ def _check_inner(raw: bytes, path: str) -> None:
         raise ValueError(f"checkpoint {path}: {WEIGHTS} holds over {MAX_WEIGHTS_BYTES} bytes")
 
 
+def legal_logits(policy, obs: np.ndarray, masks: np.ndarray):
+    """The actor's scores of a MaskableActorCriticPolicy for a batch of observations, -inf
+    where `masks` is false (torch, inference mode): the first highest is the action
+    `predict(..., deterministic=True)` takes (softmax keeps the order), without building
+    the masked distribution."""
+    import torch
+
+    with torch.inference_mode():
+        features = policy.extract_features(torch.from_numpy(obs), policy.pi_features_extractor)
+        logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
+        return torch.where(torch.from_numpy(masks.astype(bool, copy=False)), logits,
+                           -torch.inf)
+
+
 def checkpoint_spec(path: str, card: dict | None = None) -> tuple:
     """What checkpoint `path` is, from its model card (`card` if given), its weights not read:
     (card, rules, pile_depth, net_arch, activation). ValueError says what is missing or

@@ -281,25 +281,18 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
                            actions)
 
     def _policy_actions(self, slot: int, rows: np.ndarray) -> np.ndarray:
-        """Policy `slot`'s most likely legal action in each of games `rows`: what its
-        `predict(..., deterministic=True)` chooses (the first of the highest legal logits;
-        softmax keeps the order), from the actor's logits alone, without building the masked
-        distribution or predict's per-call conversions."""
+        """Policy `slot`'s most likely legal action in each of games `rows` (what its
+        `predict(..., deterministic=True)` chooses: `players.policy.legal_logits`)."""
         import torch
 
+        from ..players.policy import legal_logits
+
         e = self.engine
-        policy = self._policies[slot]
-        masks = torch.from_numpy(e.masks[rows].astype(bool))
-        with torch.inference_mode():
-            features = policy.extract_features(torch.from_numpy(e.obs[rows]),
-                                               policy.pi_features_extractor)
-            logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
-            legal = torch.where(masks, logits, -torch.inf)
-            if not torch.isfinite(legal.amax(1)).all():  # a NaN or no legal action
-                raise RuntimeError(f"the policy of opponent slot {slot} gave no usable "
-                                   f"action scores (not a number, or no legal action)")
-            actions = legal.argmax(1).numpy().astype(np.int64)
-        return actions
+        legal = legal_logits(self._policies[slot], e.obs[rows], e.masks[rows])
+        if not torch.isfinite(legal.amax(1)).all():  # a NaN or no legal action
+            raise RuntimeError(f"the policy of opponent slot {slot} gave no usable "
+                               f"action scores (not a number, or no legal action)")
+        return legal.argmax(1).numpy().astype(np.int64)
 
     def action_masks(self) -> np.ndarray:
         """[num_envs, actions] bool: the learner's legal actions in every game."""
