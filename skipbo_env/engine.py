@@ -150,6 +150,15 @@ class Game:
             return []
         return list(self.winner) if isinstance(self.winner, list) else [self.winner]
 
+    def won_mask(self) -> np.ndarray:
+        """A bool array over the seats, True for each seat that won (both partners of a
+        winning team); all False for a game in progress, drawn or cut off. The envs' `info`
+        carries it as ``"won"``: one type and shape in every step, which batching libraries
+        need (a seat, a list of seats or ``"draw"`` would be an object array)."""
+        won = np.zeros(self.rules.num_players, dtype=bool)
+        won[self.winning_seats()] = True
+        return won
+
     def returns(self) -> list[float]:
         """+1 for the winner (or each member of the winning team), -1 for the others, else 0.
         Mirror: vector.kernels.write_returns"""

@@ -87,7 +87,7 @@ def test_rewards_are_plus_one_for_the_winner_and_minus_one_for_the_others():
     e.step(win)
     assert e.rewards == {"player_0": 1.0, "player_1": -1.0, "player_2": -1.0}
     assert all(e.terminations.values()) and not any(e.truncations.values())
-    assert e.infos["player_1"]["winner"] == 0
+    assert e.infos["player_1"]["won"].tolist() == [True, False, False]
 
 
 def test_the_turn_limit_is_a_truncation_with_zero_rewards():
@@ -201,3 +201,18 @@ def test_a_zero_dimensional_integer_array_is_an_action_as_in_the_gym_env():
     mask = e.observe(e.agent_selection)["action_mask"]
     e.step(np.array(int(mask.argmax())))
     assert not any(e.terminations.values())
+
+
+def test_every_agents_info_has_turn_and_won_from_the_reset_on():
+    e = skipbo_env.env(stock_size=2)
+    e.reset(seed=4)
+    kinds, last = set(), {}
+    for agent in e.agent_iter():
+        obs, _, term, trunc, info = e.last()
+        assert info["turn"] == e.unwrapped.game.turn
+        kinds.add((tuple(sorted(info)), info["won"].dtype, info["won"].shape))
+        last[agent] = info["won"].tolist()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert kinds == {(("turn", "won"), np.dtype(bool), (2,))}
+    winners = e.unwrapped.game.winning_seats()
+    assert winners and list(last.values()) == [[p in winners for p in range(2)]] * 2

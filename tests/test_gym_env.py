@@ -29,6 +29,10 @@ def _play(env, seed, learner=None):
             return trace, rewards, info
 
 
+def _plain(info: dict) -> dict:
+    return {k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in info.items()}
+
+
 @pytest.mark.parametrize("variant,players", [("standard", 2), ("partnership", 4),
                                              ("masters", 3), ("junior", 2)])
 def test_gymnasiums_env_checker_passes(variant, players):
@@ -48,7 +52,7 @@ def test_a_reset_with_a_seed_repeats_the_deal_the_seat_and_the_opponents_moves()
     assert len(first[0]) == len(second[0])
     for a, b in zip(first[0], second[0]):
         np.testing.assert_array_equal(a, b)
-    assert first[1] == second[1] and first[2] == second[2]
+    assert first[1] == second[1] and _plain(first[2]) == _plain(second[2])
     assert _play(env, seed=5)[0][0].tobytes() != first[0][0].tobytes()
 
 
@@ -77,8 +81,9 @@ def test_the_reward_is_plus_one_for_a_win_minus_one_for_a_loss_with_the_end_in_i
         env = SkipBoEnv("standard", 2, opponents="naive", stock_size=3)
         _, rewards, info = _play(env, seed, learner=make_agent("greedy"))
         assert all(r == 0 for r in rewards[:-1])
-        assert info["stock_sizes"] == [len(s) for s in env.game.stocks]
-        assert info["turn"] == env.game.turn and info["winner"] == env.game.winner
+        assert info["stock_sizes"].tolist() == [len(s) for s in env.game.stocks]
+        assert info["turn"] == env.game.turn
+        assert info["won"].tolist() == [p in env.game.winning_seats() for p in range(2)]
         expected = 0.0 if env.game.winner in (None, "draw") else (
             1.0 if env.game.winner == info["seat"] else -1.0)
         assert rewards[-1] == expected
@@ -174,3 +179,35 @@ def test_an_action_outside_the_action_space_is_refused(action):
     env.reset(seed=0)
     with pytest.raises(ValueError, match="is outside 0..124"):
         env.step(action)
+
+
+def test_every_info_has_the_same_keys_each_of_one_type_and_shape():
+    env = SkipBoEnv("standard", 2, opponents="naive", stock_size=3)
+    seen = set()
+    for seed in range(12):
+        _, info = env.reset(seed=seed)
+        infos = [info]
+        done = False
+        while not done:
+            _, _, term, trunc, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+            infos.append(info)
+            done = term or trunc
+        for info in infos:
+            shape = tuple((k, type(v).__name__, getattr(v, "shape", None),
+                           getattr(v, "dtype", None)) for k, v in sorted(info.items()))
+            seen.add(shape)
+        assert infos[-1]["won"].any() == (env.game.winning_seats() != [])
+        assert not infos[-1]["action_mask"].any() and infos[0]["action_mask"].any()
+    assert len(seen) == 1, seen
+    assert {k for k, *_ in seen.pop()} == {"seat", "turn", "won", "stock_sizes",
+                                             "illegal_action", "action_mask"}
+
+
+def test_the_info_action_mask_is_the_action_masks_method():
+    env = SkipBoEnv("standard", 2, opponents="expert")
+    _, info = env.reset(seed=3)
+    for _ in range(20):
+        assert np.array_equal(info["action_mask"], env.action_masks())
+        _, _, term, trunc, info = env.step(int(np.flatnonzero(env.action_masks())[-1]))
+        if term or trunc:
+            break

@@ -9,6 +9,8 @@ from the observed seat's point of view; the mask is all zeros for an agent not t
 Action: ``Discrete(n)`` with the layout of `skipbo_env.actions`.
 Rewards: +1 to the winner (or each member of the winning team), -1 to the others, 0 on a
 draw or at the turn limit (a truncation).
+Infos: ``{"turn": int, "won": bool array over the seats}`` for every agent from the reset
+on (``won`` all False until the game is won), one type per key, as batching libraries need.
 """
 
 from __future__ import annotations
@@ -134,7 +136,8 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {} for a in self.agents}
+        self._turn = self.game.turn
+        self.infos = {a: {"turn": self._turn, "won": self.game.won_mask()} for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.current_player]
         if self.game.is_over:
             self._finish()
@@ -156,6 +159,10 @@ class raw_env(AECEnv, EzPickle):
         game = self.game
         game.step(action)  # raises ValueError, naming the legal actions, if it is illegal
         self._cumulative_rewards[agent] = 0.0
+        if game.turn != self._turn:
+            self._turn = game.turn
+            for info in self.infos.values():
+                info["turn"] = self._turn
         # Rewards stay zero until the game ends, so they are only written then.
         if game.is_over:
             self._finish()
@@ -174,7 +181,7 @@ class raw_env(AECEnv, EzPickle):
         else:
             self.terminations = dict.fromkeys(self.agents, True)
         for agent in self.agents:
-            self.infos[agent] = {"winner": game.winner, "turn": game.turn}
+            self.infos[agent] = {"turn": game.turn, "won": game.won_mask()}
 
     def render(self) -> str | None:
         return render_env(self.game, self.render_mode)

@@ -10,7 +10,10 @@ sb3-contrib's MaskablePPO expects. Action: ``Discrete(n)``, the layout of
 `skipbo_env.actions`. Reward: +1 win (the learner's team), -1 loss, 0 draw or turn limit
 (truncated), plus ``stock_reward`` for each card the learner's team plays from its stocks
 during the learner's own actions (0 by default: no shaping). An illegal action ends the game
-as a loss (``info["illegal_action"]``) unless ``illegal_action="raise"``. If the opponents
+as a loss (``info["illegal_action"]``) unless ``illegal_action="raise"``. ``info`` has the
+same keys in every step: ``seat``, ``turn``, ``won`` (bool per seat), ``stock_sizes``,
+``illegal_action`` and ``action_mask`` (as `action_masks()`, for libraries that read the mask
+from the info). If the opponents
 finish the game before the learner's first turn (possible only with tiny stocks), `reset`
 returns that end position with every action allowed in the mask, and the next `step` reports
 the result whatever the action.
@@ -200,9 +203,7 @@ class SkipBoEnv(gym.Env):
             if self.illegal_action == "raise":
                 game.step(action)  # raises ValueError naming the legal actions
             self._ended = True
-            info = self._info()
-            info["illegal_action"] = True
-            return self._observe(), -1.0, True, False, info
+            return self._observe(), -1.0, True, False, self._info(illegal=True)
         before = game.team_stock_size(self.seat)
         game.step(action)
         reward = self.stock_reward * (before - game.team_stock_size(self.seat))
@@ -242,10 +243,9 @@ class SkipBoEnv(gym.Env):
     def _observe(self) -> np.ndarray:
         return self.encoder.encode(self.game, self.seat)
 
-    def _info(self) -> dict:
+    def _info(self, illegal: bool = False) -> dict:
+        """The same keys, each of one type and shape, in every step (docs/training.md)."""
         game = self.game
-        info: dict[str, Any] = {"seat": self.seat, "turn": game.turn}
-        if game.is_over:
-            info["winner"] = game.winner
-            info["stock_sizes"] = [len(s) for s in game.stocks]
-        return info
+        return {"seat": self.seat, "turn": game.turn, "won": game.won_mask(),
+                "stock_sizes": np.array([len(s) for s in game.stocks], dtype=np.int64),
+                "illegal_action": illegal, "action_mask": self.action_masks()}

@@ -17,6 +17,8 @@ action-masking modules expect (PettingZoo's own key is ``observation``). Rewards
 env, +1 to each member of the winning team, -1 to the others, 0 for a draw or truncation,
 plus ``stock_reward`` to every agent of a team for each card that team plays from its stocks
 (shaping, as the Gymnasium env's; 0 by default).
+Infos: ``{"seat": int, "turn": int, "won": bool array over the seats}`` for every agent
+from the reset on, one type per key.
 Deals in which the scripted seats finish the game before any agent acts (possible with a
 tiny stock) are dealt again.
 """
@@ -119,7 +121,8 @@ class RolesEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        self.infos = {a: {"seat": self.seat_of[a]} for a in self.agents}
+        self.infos = {a: {"seat": self.seat_of[a], "turn": self.game.turn,
+                          "won": self.game.won_mask()} for a in self.agents}
         self._skip_agent_selection = None
         self.agent_selection = self.player_of[self.game.current_player]
 
@@ -180,12 +183,14 @@ class RolesEnv(AECEnv):
             returns = game.returns()
             for a in self.agents:
                 self.rewards[a] += float(returns[self.seat_of[a]])
-                self.infos[a] = {"seat": self.seat_of[a], "winner": game.winner,
-                                 "turn": game.turn}
+                self.infos[a] = {"seat": self.seat_of[a], "turn": game.turn,
+                                 "won": game.won_mask()}
             done = self.truncations if game.truncated else self.terminations
             for a in self.agents:
                 done[a] = True
         else:
+            for a in self.agents:
+                self.infos[a]["turn"] = game.turn
             self.agent_selection = self.player_of[game.current_player]
         self._accumulate_rewards()
 
