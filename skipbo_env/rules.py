@@ -157,8 +157,12 @@ class Rules:
         if unknown:
             # A TypeError, as Python raises for an unknown keyword: libraries that pass optional
             # keywords (render_mode, frameskip) fall back on it. Also a ValueError, as before.
+            # Worded as Python words it ("got an unexpected keyword argument 'x'"): TorchRL's
+            # GymEnv matches that text to drop its frameskip.
+            names = sorted(map(str, unknown))
             raise checks.ArgumentTypeError(
-                f"unknown rules field(s) {sorted(unknown)}; fields are {sorted(cls.field_names())}")
+                f"got an unexpected keyword argument {names[0]!r}: unknown rules field(s) "
+                f"{names}; fields are {sorted(cls.field_names())}")
         if "variant" in overrides or "num_players" in overrides:
             raise ValueError("variant and num_players are given as arguments, not overrides")
         values = dict(fields, variant=name, num_players=num_players, stock_size=stock(num_players))

@@ -129,14 +129,22 @@ def render_table(game: Game, seat: int | None = None) -> str:
     return "\n".join(lines)
 
 
-def render_env(game: Game, render_mode: str | None) -> str | None:
-    """An env's `render()`: the table as text for "ansi", printed for "human"; without a
-    render mode, a warning and None."""
+RENDER_MODES = ["ansi", "human", "rgb_array"]
+
+
+def render_env(game: Game, render_mode: str | None):
+    """An env's `render()`: the table as text for "ansi", printed for "human", drawn as an
+    RGB uint8 array for "rgb_array" (`picture.render_picture`); without a render mode, a
+    warning and None."""
     if render_mode is None:
         import gymnasium
-        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' "
-                              "or 'human'")
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', "
+                              "'human' or 'rgb_array'")
         return None
+    if render_mode == "rgb_array":
+        from .picture import render_picture
+
+        return render_picture(game)
     text = render_table(game)
     if render_mode == "human":
         print(text + "\n")

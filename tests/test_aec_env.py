@@ -151,7 +151,28 @@ def test_render_ansi_returns_the_table_and_human_prints_it(capsys):
 
 def test_an_unknown_render_mode_is_refused():
     with pytest.raises(ValueError, match="render_mode must be one of"):
-        skipbo_env.raw_env(render_mode="rgb_array")
+        skipbo_env.raw_env(render_mode="rgb")
+
+
+def test_rgb_array_renders_the_table_as_an_image_of_one_size_through_the_game():
+    e = skipbo_env.env(render_mode="rgb_array", num_players=3, stock_size=3)
+    assert "rgb_array" in e.metadata["render_modes"]
+    e.reset(seed=2)
+    frames = [e.render()]
+    for _agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[-1]))
+        frames.append(e.render())
+    assert all(f.dtype == np.uint8 and f.shape == frames[0].shape and f.shape[2] == 3
+               for f in frames)
+    assert frames[0].shape[0] > frames[0].shape[1] / 3
+    assert any(not np.array_equal(a, b) for a, b in zip(frames, frames[1:]))
+
+
+def test_pettingzoos_render_test_passes_for_every_render_mode():
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode=None: skipbo_env.env(render_mode=render_mode, stock_size=2))
 
 
 def test_bad_env_arguments_raise_value_error():

@@ -53,5 +53,8 @@ def test_an_unknown_rules_field_is_a_type_error_as_an_unknown_keyword_is():
         Rules.preset("standard", 2, stock=3)
     with pytest.raises(ValueError, match="unknown rules field"):
         Rules.preset("standard", 2, stock=3)
+    # In Python's words, which TorchRL's GymEnv matches to drop the frameskip it passes.
+    with pytest.raises(TypeError, match="got an unexpected keyword argument 'frameskip'"):
+        Rules.preset("standard", 2, frameskip=1)
     assert Rules.preset("standard", np.int64(3)).num_players == 3
     assert type(Rules.preset("standard", np.int64(3)).num_players) is int

@@ -211,3 +211,19 @@ def test_the_info_action_mask_is_the_action_masks_method():
         _, _, term, trunc, info = env.step(int(np.flatnonzero(env.action_masks())[-1]))
         if term or trunc:
             break
+
+
+def test_rgb_array_frames_record_a_video_with_gymnasiums_record_video(tmp_path):
+    from gymnasium.wrappers import RecordVideo
+
+    env = RecordVideo(gym.make("SkipBo-v0", render_mode="rgb_array", opponents="naive",
+                               stock_size=2), str(tmp_path), episode_trigger=lambda e: True,
+                      disable_logger=True)
+    _, info = env.reset(seed=0)
+    done = False
+    while not done:
+        _, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        done = term or trunc
+    env.close()
+    videos = list(tmp_path.glob("*.mp4"))
+    assert len(videos) == 1 and videos[0].stat().st_size > 1000

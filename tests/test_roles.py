@@ -109,12 +109,53 @@ def test_a_seed_makes_the_games_and_seating_repeat():
     assert run(5) != run(6)
 
 
-def test_an_illegal_action_raises_naming_the_legal_ones():
-    env = RolesEnv(stock_size=3, seed=0)
+def test_with_illegal_action_raise_an_illegal_action_raises_naming_the_legal_ones():
+    env = RolesEnv(stock_size=3, seed=0, illegal_action="raise")
     env.reset()
     illegal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0])
     with pytest.raises(ValueError, match="legal actions are"):
         env.step(illegal)
+
+
+def test_an_illegal_action_ends_the_game_as_a_loss_for_the_agent_that_played_it():
+    env = RolesEnv(stock_size=3, seed=0, opponents={"self_play": 1.0})
+    env.reset()
+    before = env.game.to_dict()
+    offender = env.agent_selection
+    illegal = int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0])
+    env.step(illegal)
+    assert env.game.to_dict() == before  # the game is left as it was
+    assert all(env.terminations.values())
+    totals = {a: 0.0 for a in env.agents}
+    flags = {}
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, info = env.last()
+        assert term and not obs["action_mask"].any()
+        totals[agent] += reward
+        flags[agent] = info["illegal_action"]
+        env.step(None)
+    assert totals == {a: (-1.0 if a == offender else 0.0) for a in totals}
+    assert flags == {a: a == offender for a in flags}
+
+
+@pytest.mark.parametrize("bad", [1.5, "3", None, -1, 10**9, True])
+def test_an_action_that_is_no_integer_of_the_space_is_an_error_not_a_loss(bad):
+    env = RolesEnv(stock_size=3, seed=0)
+    env.reset()
+    with pytest.raises(ValueError, match="action"):
+        env.step(bad)
+    assert not any(env.terminations.values())
+
+
+def test_rllibs_env_check_passes_on_the_rllib_env():
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    from skipbo_env.integrations.rllib import SkipBoPettingZooEnv
+
+    for seed in range(10):  # random actions: most are illegal, some legal
+        env = SkipBoPettingZooEnv({"opponents": {"self_play": 1.0, "expert": 1.0},
+                                   "stock_size": 5, "seed": seed})
+        check_multiagent_environments(env)
 
 
 @pytest.mark.parametrize("bad, message", [

@@ -29,7 +29,7 @@ from ..engine import Game
 from ..observation import PILE_DEPTH, ObservationEncoder
 from ..rules import Rules
 from ..spec import GameSpec
-from ..text import render_env
+from ..text import RENDER_MODES, render_env
 
 
 class _Actions(spaces.Discrete):
@@ -81,7 +81,7 @@ def env(variant: str = "standard", num_players: int = 2, render_mode: str | None
 class raw_env(AECEnv, EzPickle):
     """The bare AEC env; an illegal action raises ValueError listing the legal actions."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "skipbo_v0",
+    metadata = {"render_modes": list(RENDER_MODES), "name": "skipbo_v0",
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, variant: str = "standard", num_players: int = 2,
@@ -183,7 +183,7 @@ class raw_env(AECEnv, EzPickle):
         for agent in self.agents:
             self.infos[agent] = {"turn": game.turn, "won": game.won_mask()}
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         return render_env(self.game, self.render_mode)
 
     def close(self) -> None:

@@ -37,7 +37,7 @@ from ..players.base import Agent
 from ..players.registry import check_player, make_agent
 from ..rules import Rules
 from ..spec import GameSpec
-from ..text import render_env
+from ..text import RENDER_MODES, render_env
 
 OpponentSpec = str | Agent | Callable[[Game], int]  # or an OpponentPool for all seats
 
@@ -104,7 +104,7 @@ class OpponentPool:
 class SkipBoEnv(gym.Env):
     """One seat of a Skip-Bo game against scripted, checkpointed or callable opponents."""
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 1}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
 
     def __init__(self, variant: str = "standard", num_players: int = 2,
                  opponents: OpponentSpec | Sequence[OpponentSpec] = "expert",
@@ -231,7 +231,7 @@ class SkipBoEnv(gym.Env):
             return np.ones(self.layout.size, dtype=np.int8)
         return self.game.action_mask()
 
-    def render(self) -> str | None:  # type: ignore[override]  # text, for "ansi"
+    def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         return render_env(self.game, self.render_mode)
 
     # -- internals --------------------------------------------------------------------------

@@ -17,8 +17,11 @@ action-masking modules expect (PettingZoo's own key is ``observation``). Rewards
 env, +1 to each member of the winning team, -1 to the others, 0 for a draw or truncation,
 plus ``stock_reward`` to every agent of a team for each card that team plays from its stocks
 (shaping, as the Gymnasium env's; 0 by default).
-Infos: ``{"seat": int, "turn": int, "won": bool array over the seats}`` for every agent
-from the reset on, one type per key.
+Infos: ``{"seat": int, "turn": int, "won": bool array over the seats, "illegal_action":
+bool}`` for every agent from the reset on, one type per key. An illegal action ends the
+game as `skipbo_env.env()` ends it (-1 for the agent that played it, 0 for the others,
+``illegal_action`` True in its info) unless ``illegal_action="raise"``: so RLlib's env check,
+which steps random actions, passes.
 Deals in which the scripted seats finish the game before any agent acts (possible with a
 tiny stock) are dealt again.
 """
@@ -66,10 +69,12 @@ class RolesEnv(AECEnv):
 
     def __init__(self, variant: str = "standard", num_players: int = 2,
                  opponents: dict[str, float] | None = None, seed: int | None = None,
-                 stock_reward: float = 0.0, pile_depth: int = PILE_DEPTH, **overrides: Any):
+                 stock_reward: float = 0.0, pile_depth: int = PILE_DEPTH,
+                 illegal_action: str = "lose", **overrides: Any):
         super().__init__()
         self.rules = Rules.preset(variant, num_players, **overrides)
         self.stock_reward = checks.number(stock_reward, "stock_reward")
+        self.illegal_action = checks.one_of(illegal_action, ("lose", "raise"), "illegal_action")
         self.opponents = check_opponents({SELF_PLAY: 1.0} if opponents is None else opponents)
         n = self.rules.num_players
         self.teams = [list(t) for t in GameSpec.of(self.rules).teams]
@@ -122,7 +127,9 @@ class RolesEnv(AECEnv):
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {"seat": self.seat_of[a], "turn": self.game.turn,
-                          "won": self.game.won_mask()} for a in self.agents}
+                          "won": self.game.won_mask(), "illegal_action": False}
+                      for a in self.agents}
+        self._illegal = False
         self._skip_agent_selection = None
         self.agent_selection = self.player_of[self.game.current_player]
 
@@ -159,16 +166,17 @@ class RolesEnv(AECEnv):
         seat = self.seat_of[agent]
         game = self.game
         mask = (game.action_mask() if seat == game.current_player and not game.is_over
-                else np.zeros(self._action_space.n, dtype=np.int8))
+                and not self._illegal else np.zeros(self._action_space.n, dtype=np.int8))
         return {"observations": self.encoder.encode(game, seat), "action_mask": mask}
 
     def step(self, action) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        if isinstance(action, np.integer):
-            action = int(action)
+        action = checks.action(action, self._action_space.n)  # an int of the space, or an error
         game = self.game
+        if self.illegal_action == "lose" and action not in game.legal_actions():
+            return self._lose_by_illegal_action(agent)
         if self.stock_reward:
             before = {a: game.team_stock_size(self.seat_of[a]) for a in self.agents}
         game.step(action)  # raises ValueError, naming the legal actions, if illegal
@@ -184,7 +192,7 @@ class RolesEnv(AECEnv):
             for a in self.agents:
                 self.rewards[a] += float(returns[self.seat_of[a]])
                 self.infos[a] = {"seat": self.seat_of[a], "turn": game.turn,
-                                 "won": game.won_mask()}
+                                 "won": game.won_mask(), "illegal_action": False}
             done = self.truncations if game.truncated else self.terminations
             for a in self.agents:
                 done[a] = True
@@ -192,6 +200,19 @@ class RolesEnv(AECEnv):
             for a in self.agents:
                 self.infos[a]["turn"] = game.turn
             self.agent_selection = self.player_of[game.current_player]
+        self._accumulate_rewards()
+
+    def _lose_by_illegal_action(self, agent: str) -> None:
+        """As `skipbo_env.env()` (PettingZoo's illegal-move wrapper) ends a game: -1 for the
+        agent that played an illegal action, 0 for the others, every agent terminated; the
+        game is left as it was."""
+        self._illegal = True
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        self.rewards[agent] = -1.0
+        for a in self.agents:
+            self.terminations[a] = True
+            self.infos[a]["illegal_action"] = a == agent
         self._accumulate_rewards()
 
     def render(self) -> None:

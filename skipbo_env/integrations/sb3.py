@@ -15,8 +15,15 @@ if TYPE_CHECKING:
 
 def sb3_vec_env(env: SkipBoVectorEnv):
     """`env` as a stable-baselines3 VecEnv that sb3-contrib's MaskablePPO trains on directly
-    (its `action_masks` reach MaskablePPO through `env_method`)."""
+    (its `action_masks` reach MaskablePPO through `env_method`). SB3 resets finished games
+    itself in the same step, so `env` must be in autoreset mode SAME_STEP (its default)."""
+    from gymnasium.vector import AutoresetMode
     from stable_baselines3.common.vec_env import VecEnv
+
+    if getattr(env, "autoreset_mode", None) != AutoresetMode.SAME_STEP:
+        raise ValueError(f"sb3_vec_env needs a SkipBoVectorEnv in autoreset mode SAME_STEP, "
+                         f"got {getattr(env, 'autoreset_mode', None)!r}; build it with "
+                         f"SkipBoVectorEnv(..., autoreset_mode='same_step')")
 
     class SB3SkipBoVecEnv(VecEnv):
         """A SkipBoVectorEnv seen through stable-baselines3's VecEnv interface."""

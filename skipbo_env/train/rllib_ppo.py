@@ -156,8 +156,9 @@ def build_config(cfg: dict):
                         model_config={"net_arch": list(p["net_arch"])})
     return (
         PPOConfig()
-        # RLlib's env check steps random actions, which the rules mostly refuse.
-        .environment(ENV_NAME, env_config=env_config(cfg), disable_env_checking=True)
+        # RLlib's env check steps random actions: an illegal one ends the game as a loss for
+        # the agent that played it (RolesEnv's illegal_action "lose"), so the check passes.
+        .environment(ENV_NAME, env_config=env_config(cfg))
         .framework("torch")
         .env_runners(num_env_runners=r["num_env_runners"],
                      num_envs_per_env_runner=r["num_envs_per_env_runner"],

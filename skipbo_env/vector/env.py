@@ -54,6 +54,31 @@ def _mix(opponents) -> tuple[np.ndarray, dict[str, float]]:
     return scripted, paths
 
 
+def _autoreset_mode(mode) -> AutoresetMode:
+    """`mode` as an `AutoresetMode`: SAME_STEP or NEXT_STEP, their values or their names."""
+    allowed = (AutoresetMode.SAME_STEP, AutoresetMode.NEXT_STEP)
+    if isinstance(mode, AutoresetMode) and mode in allowed:
+        return mode
+    if isinstance(mode, str):
+        for m in allowed:
+            if mode == m.value or mode.upper() == m.name:  # "NextStep" or "next_step"
+                return m
+    raise ValueError(f"autoreset_mode must be one of "
+                     f"{', '.join(repr(m.value) for m in allowed)} (gymnasium.vector."
+                     f"AutoresetMode), got {checks.shown(mode)}")
+
+
+def make_vector_env(num_envs: int = 1, *, opponents: Any = "expert",
+                    autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+                    **kwargs: Any) -> SkipBoVectorEnv:
+    """The `vector_entry_point` of ``SkipBo-v0``: ``gymnasium.make_vec("SkipBo-v0",
+    num_envs=N, vectorization_mode="vector_entry_point", ...)`` builds a `SkipBoVectorEnv` with
+    `SkipBo-v0`'s defaults (opponents ``expert``) in Gymnasium's default autoreset mode,
+    NEXT_STEP. Keywords are `SkipBoVectorEnv`'s."""
+    return SkipBoVectorEnv(num_envs=num_envs, opponents=opponents,
+                           autoreset_mode=autoreset_mode, **kwargs)
+
+
 def load_opponent_policy(path: str, rules):
     """The policy network of checkpoint `path` (the safe loader, players/policy.py), checked to
     fit `rules` and the batched engine's observation; it plays deterministically."""
@@ -96,10 +121,19 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
     observation (docs/observation.md), Discrete actions, +1/-1 for a win/loss at the end
     (0 for a draw or a game cut off at the turn limit) plus `stock_reward` per card the
     learner plays from its team's stocks. `action_masks()` gives the learner's legal actions
-    for sb3-contrib. Finished games are replaced at once (autoreset mode SAME_STEP): the
-    returned observation is the new game's, the last one is in ``infos["final_obs"]`` where
-    ``infos["_final_obs"]`` is set. With a tiny stock the other seats can finish a game
-    before the learner's first turn; such deals are skipped. Seeded, everything repeats.
+    for sb3-contrib, and ``infos["action_mask"]`` the same as int8.
+
+    `autoreset_mode` (Gymnasium's `AutoresetMode` or its value): ``SAME_STEP`` (the default
+    here, what the SB3 wrapper and the trainer use): a finished game is replaced at once,
+    the returned observation is the new game's, the last one is in ``infos["final_obs"]``
+    and the last step's info in ``infos["final_info"]`` where ``infos["_final_obs"]`` and
+    ``infos["_final_info"]`` are set. ``NEXT_STEP`` (Gymnasium's default, and what
+    `gymnasium.make_vec("SkipBo-v0", ...)` builds): the step that ends a game returns its
+    last observation; the next step ignores that game's action (its mask is all ones) and
+    returns the first observation of the game dealt in its place, with reward 0. Every info
+    key ``k`` comes with its mask ``_k``, as Gymnasium's vector envs give them. With a tiny
+    stock the other seats can finish a game before the learner's first turn; such deals
+    are skipped. Seeded, everything repeats.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -107,7 +141,11 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
     def __init__(self, variant: str = "standard", num_players: int = 2, num_envs: int = 64,
                  opponents: Any = ("random", "naive", "greedy"), seat: int | str = "random",
                  stock_reward: float = 0.0, copy: bool = True, self_play: float = 0.0,
-                 pool: str | None = None, pool_size: int = 8, **overrides: Any):
+                 pool: str | None = None, pool_size: int = 8,
+                 autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
+                 **overrides: Any):
+        self.autoreset_mode = _autoreset_mode(autoreset_mode)
+        self.metadata = {"autoreset_mode": self.autoreset_mode}
         self.engine = VectorEngine(variant, num_players, num_games=num_envs, **overrides)
         self.rules = self.engine.rules
         self._overrides = dict(overrides)
@@ -143,6 +181,8 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
                                   status=np.zeros(self.num_envs, dtype=np.int64))
         self._set_weights()
         self.learner, self.kinds = self.seating.learner, self.seating.kinds
+        self._pending = np.zeros(self.num_envs, dtype=bool)  # NEXT_STEP: shown ended, not yet new
+        self._all = np.ones(self.num_envs, dtype=bool)
         self._ready = False
 
     @property
@@ -204,15 +244,24 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         e.reset(seed)  # seeds the games' and the players' generators
         KA.env_reset(e.state, e.static, e.buffers, self.seating, self.seat_option)
         self._play_policies()
+        self._pending[:] = False
         self._ready = True
-        return self._out(e.obs), {"seat": self.learner.copy()}
+        return self._out(e.obs), self._infos(self.learner.copy())
 
     def step(self, actions):
         """The learner's action in every game, then the other seats' until its next turn."""
         if not self._ready:
             raise RuntimeError("call reset() before step()")
         e = self.engine
+        pending = self._pending.any()
+        if pending:  # NEXT_STEP: these games' actions are ignored (any legal one is checked)
+            actions = np.array(actions, copy=True)
+            if actions.shape == (self.num_envs,) and actions.dtype.kind in "iu":
+                actions[self._pending] = e.masks[self._pending].argmax(1)
         actions = e.check_actions(actions)
+        if pending:
+            actions[self._pending] = -1  # the kernel leaves these rows as they are
+        seats = self.learner.copy()
         # Until every game is back at the learner's turn, the env is not ready for a step
         # (a policy that fails leaves it so: reset() starts afresh).
         self._ready = False
@@ -223,12 +272,28 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         if self._next_engine is not None:
             e = self._switch_engine()
         done = e.terminated | e.truncated
-        infos = {"seat": self.learner.copy()}
+        rewards, terminated, truncated = (self.seating.rewards.copy(), e.terminated.copy(),
+                                          e.truncated.copy())
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            self._pending[:] = done
+            if not done.any():
+                return self._out(e.obs), rewards, terminated, truncated, \
+                    self._infos(self.learner.copy())
+            obs = e.obs.copy()
+            obs[done] = e.final_obs[done]
+            seat = np.where(done, seats, self.learner)
+            return obs, rewards, terminated, truncated, self._infos(seat)
+        infos = self._infos(self.learner.copy())
         if done.any():
             infos["final_obs"] = e.final_obs.copy()
             infos["_final_obs"] = done.copy()
-        return (self._out(e.obs), self.seating.rewards.copy(), e.terminated.copy(),
-                e.truncated.copy(), infos)
+            infos["final_info"] = {"seat": seats, "_seat": done.copy()}
+            infos["_final_info"] = done.copy()
+        return self._out(e.obs), rewards, terminated, truncated, infos
+
+    def _infos(self, seat: np.ndarray) -> dict:
+        return {"seat": seat, "_seat": self._all.copy(),
+                "action_mask": self.action_masks().view(np.int8), "_action_mask": self._all.copy()}
 
     def set_stock_size(self, stock_size: int) -> None:
         """Play `stock_size` stock cards from the next step on (a curriculum step): that step
@@ -295,8 +360,12 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         return legal.argmax(1).numpy().astype(np.int64)
 
     def action_masks(self) -> np.ndarray:
-        """[num_envs, actions] bool: the learner's legal actions in every game."""
-        return self.engine.masks.astype(bool)
+        """[num_envs, actions] bool: the learner's legal actions in every game (all True in a
+        game whose end the last step showed, in autoreset mode NEXT_STEP: its action is
+        ignored)."""
+        masks = self.engine.masks.astype(bool)
+        masks[self._pending] = True
+        return masks
 
     def _out(self, obs: np.ndarray) -> np.ndarray:
         return obs.copy() if self.copy else obs

@@ -907,7 +907,13 @@ def _team_stock(st, tb, g, t):
 
 @jit
 def _step_row(st, tb, buf, seating, seat_option, stock_reward, a, g):
-    """Row g of `env_step`."""
+    """Row g of `env_step`; a negative action leaves the row as it is (autoreset mode
+    NEXT_STEP: the step after a game's end only shows the game dealt in its place)."""
+    if a < 0:
+        seating.rewards[g] = 0.0
+        buf.terminated[g] = False
+        buf.truncated[g] = False
+        return
     t = tb.team_id[seating.learner[g]]
     before = _team_stock(st, tb, g, t)
     step_game(st, tb, g, a)
@@ -922,7 +928,7 @@ def _step_row(st, tb, buf, seating, seat_option, stock_reward, a, g):
 def env_step(st, tb, buf, seating, seat_option, stock_reward, actions):
     """The learner's action in every game, then the scripted seats' until the learner's next
     turn or a policy seat's; a finished game is scored for the learner, observed into
-    final_obs and replaced."""
+    final_obs and replaced. A game whose action is negative is left as it is."""
     flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
     for row in prange(st.piles.shape[0]):
         g = np.int64(row)  # one type of row index for every kernel: one compilation
