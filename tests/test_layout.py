@@ -96,3 +96,47 @@ def test_the_core_imports_nothing_from_the_outer_layers(module):
             imported.update(a.name.removeprefix("skipbo_env.").split(".")[0]
                             for a in node.names if a.name.startswith("skipbo_env."))
     assert not imported & OUTER, imported & OUTER
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wheel")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "-q", "--no-deps",
+                    "--no-build-isolation", "-w", str(out), str(ROOT)], check=True,
+                   capture_output=True, timeout=600)
+    (path,) = out.glob("skipbo_env-*.whl")
+    return path
+
+
+def test_the_wheel_holds_the_shipped_checkpoints_the_license_and_py_typed(wheel):
+    import zipfile
+
+    from skipbo_env.players.registry import SHIPPED
+
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        metadata = z.read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    for name in SHIPPED:
+        assert f"skipbo_env/checkpoints/{name}.zip" in names
+        assert f"skipbo_env/checkpoints/{name}.json" in names
+    assert "skipbo_env/py.typed" in names
+    assert any(n.endswith("licenses/LICENSE") for n in names)
+    assert "License-Expression: MIT" in metadata and "Classifier: Typing :: Typed" in metadata
+    assert "Author: The skipbo-env maintainers" in metadata
+
+
+def test_an_installed_package_finds_its_shipped_checkpoints_by_name(wheel, tmp_path):
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as z:
+        z.extractall(tmp_path / "site")
+    code = ("from skipbo_env.players.registry import shipped_checkpoint, check_player;"
+            "from skipbo_env.players.policy import model_card;"
+            "p = shipped_checkpoint('standard_2p'); check_player('lookahead:short_2p');"
+            "print(p); print(model_card(p)['rules']['stock_size'])")
+    env = {"PYTHONPATH": str(tmp_path / "site"), "PATH": "/usr/bin:/bin"}
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    path, stock = result.stdout.split()
+    assert path.startswith(str(tmp_path / "site")) and Path(path).is_file() and stock == "30"

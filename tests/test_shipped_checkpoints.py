@@ -96,3 +96,25 @@ def test_the_shipped_rllib_checkpoint_plays_legal_moves_in_every_seat():
             action = player.act(game)
             assert action in game.legal_actions()
             game.step(action)
+
+
+def test_a_shipped_checkpoint_is_a_player_by_its_name_everywhere_a_path_is():
+    import subprocess
+    import sys
+
+    from skipbo_env.players.registry import SHIPPED, check_player, checkpoint_of
+    from skipbo_env.vector import SkipBoVectorEnv
+
+    for name in SHIPPED:
+        assert Path(checkpoint_of(name)).samefile(ROOT / "checkpoints" / f"{name}.zip")
+        assert check_player(name) == name and check_player(f"lookahead:{name}")
+    agent = make_agent("standard_2p")
+    game = Game(Rules.preset("standard", 2), 0)
+    assert agent.act(game) in game.legal_actions()
+    env = SkipBoVectorEnv(num_envs=2, opponents={"standard_2p": 1.0})
+    env.reset(seed=0)
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "evaluate",
+                             "short_2p", "--opponents", "random", "--games", "2", "--quiet",
+                             "--workers", "1"], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "against random" in result.stdout and "short, 2 players, stock 10" in result.stdout

@@ -86,8 +86,9 @@ def evaluate(args) -> dict:
     """Run the `skipbo evaluate` command: the checkpoint against each opponent."""
     from ..players import tournament as harness
     from ..players.policy import check_checkpoint, model_card
-    from ..players.registry import check_player
+    from ..players.registry import check_player, resolve_checkpoint
 
+    args.checkpoint = resolve_checkpoint(args.checkpoint)  # standard_2p: the shipped one
     check_checkpoint(args.checkpoint)
     card = model_card(args.checkpoint) or {}
     if args.variant is None and "rules" in card:
@@ -145,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--json", default=None, help="also write the results to this file")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     e = sub.add_parser("evaluate", help="a trained checkpoint against scripted players")
-    e.add_argument("checkpoint", help="a .zip written by skipbo train")
+    e.add_argument("checkpoint", help="a .zip written by skipbo train, or a shipped "
+                                      "checkpoint's name (standard_2p, short_2p, "
+                                      "rllib_standard_2p)")
     e.add_argument("--opponents", default="random,naive,greedy,expert")
     e.add_argument("--games", type=_positive, default=2000)
     e.add_argument("--variant", choices=VARIANTS, default=None,

@@ -5,6 +5,9 @@ A player spec is one of
   ``lookahead``);
 - a checkpoint path: a ``.zip`` written by the training scripts (or any name with a path
   separator), played by `skipbo_env.players.policy`;
+- a shipped checkpoint's name (`SHIPPED`: ``standard_2p``, ``short_2p``,
+  ``rllib_standard_2p``): the policy shipped inside the package (``skipbo_env/checkpoints/``,
+  found by `shipped_checkpoint` in a checkout and an installed package alike);
 - ``lookahead:PATH`` (`SEARCH`): the search player around the policy at checkpoint PATH
   (`lookahead.PolicyLookaheadAgent`), allowed wherever that checkpoint is;
 - ``self_play`` (`SELF_PLAY`), where the caller allows it: frozen copies of the learner in
@@ -31,30 +34,48 @@ SCRIPTED: dict[str, type[Agent]] = {cls.name: cls for cls in (
 AGENTS = SCRIPTED  # the name of earlier releases
 SELF_PLAY = "self_play"
 SEARCH = "lookahead:"  # the prefix of a search player around a checkpoint
+SHIPPED = ("standard_2p", "short_2p", "rllib_standard_2p")
+"""The checkpoints shipped in the package, by name (``skipbo evaluate standard_2p``)."""
 
-__all__ = ["AGENTS", "SCRIPTED", "SEARCH", "SELF_PLAY", "Agent", "ExpertAgent", "GreedyAgent",
-           "LookaheadAgent", "NaiveAgent", "PolicyLookaheadAgent", "RandomAgent", "check_player",
-           "checkpoint_of", "is_checkpoint", "make_agent", "searched_checkpoint"]
+__all__ = ["AGENTS", "SCRIPTED", "SEARCH", "SELF_PLAY", "SHIPPED", "Agent", "ExpertAgent",
+           "GreedyAgent", "LookaheadAgent", "NaiveAgent", "PolicyLookaheadAgent", "RandomAgent",
+           "check_player", "checkpoint_of", "is_checkpoint", "make_agent", "resolve_checkpoint",
+           "searched_checkpoint", "shipped_checkpoint"]
+
+
+def shipped_checkpoint(name) -> str | None:
+    """The file of the shipped checkpoint called `name` (one of `SHIPPED`), else None."""
+    if not (isinstance(name, str) and name in SHIPPED):
+        return None
+    from importlib.resources import files
+
+    return str(files("skipbo_env") / "checkpoints" / f"{name}.zip")
+
+
+def resolve_checkpoint(name):
+    """`name` as a checkpoint file: a shipped checkpoint's name becomes its file; anything
+    else is returned as it is."""
+    return shipped_checkpoint(name) or name
 
 
 def is_checkpoint(name: str) -> bool:
-    """Whether `name` names a checkpoint file rather than a scripted player (or a search
-    around one: `searched_checkpoint`)."""
+    """Whether `name` names a checkpoint (a file, or a shipped checkpoint's name) rather than
+    a scripted player (or a search around one: `searched_checkpoint`)."""
     return isinstance(name, str) and not name.startswith(SEARCH) and (
-        name.endswith(".zip") or os.path.sep in name)
+        name.endswith(".zip") or os.path.sep in name or name in SHIPPED)
 
 
 def searched_checkpoint(name) -> str | None:
-    """The checkpoint path of a ``lookahead:PATH`` player, else None."""
+    """The checkpoint file of a ``lookahead:PATH`` player, else None."""
     if isinstance(name, str) and name.startswith(SEARCH) and is_checkpoint(name[len(SEARCH):]):
-        return name[len(SEARCH):]
+        return resolve_checkpoint(name[len(SEARCH):])
     return None
 
 
 def checkpoint_of(name) -> str | None:
-    """The checkpoint file a player spec loads (a checkpoint path, or the one a
-    ``lookahead:PATH`` searches around), else None."""
-    return name if is_checkpoint(name) else searched_checkpoint(name)
+    """The checkpoint file a player spec loads (a checkpoint path or a shipped checkpoint's
+    name, or the one a ``lookahead:PATH`` searches around), else None."""
+    return resolve_checkpoint(name) if is_checkpoint(name) else searched_checkpoint(name)
 
 
 def check_player(name, where: str | None = None, *, what: str = "player",
@@ -81,7 +102,8 @@ def check_player(name, where: str | None = None, *, what: str = "player",
     choices = [*SCRIPTED] + ([SELF_PLAY] if self_play else [])
     also = ""
     if checkpoints is True:
-        also = f" or a checkpoint path (.zip, or {SEARCH}PATH to search around it)"
+        also = (f", a shipped checkpoint ({', '.join(SHIPPED)}) or a checkpoint path (.zip; "
+                f"{SEARCH}PATH searches around it)")
     elif checkpoints:
         choices += [str(c) for c in checkpoints] + [SEARCH + str(c) for c in checkpoints]
     raise ValueError(f"{prefix}unknown {what} {checks.shown(name)}; one of {', '.join(choices)}"
@@ -99,7 +121,7 @@ def make_agent(name: str, seed: int = 0, rules: Rules | None = None,
     if path is not None:
         from .policy import load_policy_agent
         policy = load_policy_agent(path, rules=rules, seed=seed)
-        if path == name:
+        if searched_checkpoint(name) is None:
             return policy
         return PolicyLookaheadAgent(policy, seed, rollouts=rollouts)
     if not isinstance(name, str) or name not in SCRIPTED:

@@ -16,7 +16,7 @@ from gymnasium.vector.utils import batch_space
 
 from .. import checks
 from ..observation import PILE_DEPTH
-from ..players.registry import check_player, is_checkpoint
+from ..players.registry import check_player, checkpoint_of, is_checkpoint
 from . import players as KA
 from .batched import VectorEngine, split_names
 
@@ -44,7 +44,9 @@ def _mix(opponents) -> tuple[np.ndarray, dict[str, float]]:
             scripted[KA.AGENT_NAMES.index(name)] += w
         elif is_checkpoint(name):
             check_player(name, what="opponent")  # the file exists
-            paths[name] = paths.get(name, 0.0) + float(w)
+            path = checkpoint_of(name)  # a shipped checkpoint's name is its file
+            assert path is not None
+            paths[path] = paths.get(path, 0.0) + float(w)
         else:
             raise ValueError(f"no batched player {checks.shown(name)}; the vector env's "
                              f"opponents are {', '.join(KA.AGENT_NAMES)} or checkpoint paths "
