@@ -182,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     sv.add_argument("--port", type=_port, default=8000)
     sv.add_argument("--checkpoint", action="append", default=[],
-                    help="a checkpoint the page may choose as an opponent (repeatable)")
+                    help="a checkpoint the page may choose as an opponent: a .zip, or a "
+                         "shipped one's name such as standard_2p (repeatable)")
     sv.add_argument("--max-games", type=_positive, default=None,
                     help="games kept at once (default 200; when all are in play, new ones "
                          "are refused)")

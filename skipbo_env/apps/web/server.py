@@ -61,7 +61,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from ... import checks
-from ...players.registry import SCRIPTED, check_player, is_checkpoint
+from ...players.registry import SCRIPTED, check_player, is_checkpoint, resolve_checkpoint
 from ...rules import VARIANTS
 from ..session import MAX_OPPONENTS, PlaySession
 
@@ -732,6 +732,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, checkpoints: tuple[str, ...
     naming `host`:`port` (or its loopback equivalents, or `allow_hosts`) in their Host."""
     import uvicorn
 
+    checkpoints = tuple(resolve_checkpoint(p) for p in checkpoints)  # standard_2p: shipped
     for path in checkpoints:
         if not is_checkpoint(path) or not os.path.isfile(path):
             raise ValueError(f"checkpoint {path} does not exist")
