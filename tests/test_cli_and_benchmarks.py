@@ -34,6 +34,46 @@ def test_the_demo_command_rejects_bad_arguments_with_a_message(capsys):
     assert "expected a positive integer" in capsys.readouterr().err
 
 
+def test_an_error_after_parsing_prints_the_subcommands_usage_line(capsys):
+    with pytest.raises(SystemExit):
+        main(["tournament", "--players", "expert,bogus", "--games", "2"])
+    err = capsys.readouterr().err
+    assert "usage: skipbo tournament" in err and "unknown agent 'bogus'" in err
+    with pytest.raises(SystemExit):
+        main(["evaluate", "nowhere.zip"])
+    assert "usage: skipbo evaluate" in capsys.readouterr().err
+
+
+def _without(modules: list[str], argv: list[str]) -> subprocess.CompletedProcess:
+    """`skipbo ARGV` in a process where `modules` cannot be imported (an extra not installed)."""
+    code = ("import sys\n" + "".join(f"sys.modules[{m!r}] = None\n" for m in modules)
+            + f"from skipbo_env.apps.cli import main\nsys.exit(main({argv!r}))")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300, cwd=ROOT)
+
+
+@pytest.mark.parametrize("modules, argv, extra", [
+    (["starlette", "uvicorn"], ["serve"], "web"),
+    (["sb3_contrib"], ["train", "--config", "configs/short_2p.yaml"], "train"),
+    (["yaml"], ["train", "--config", "configs/short_2p.yaml"], "train"),
+])
+def test_a_command_without_its_extra_names_the_extra_to_install(modules, argv, extra):
+    result = _without(modules, argv)
+    assert result.returncode == 2
+    assert f"needs the {extra} extra" in result.stderr and f".[{extra}]" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_training_config_error_message_names_the_file(tmp_path, capsys):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("name: x\ntotal_timesteps: 10\nppo: {n_steps: 0}\n")
+    with pytest.raises(SystemExit) as err:
+        main(["train", "--config", str(bad)])
+    assert err.value.code == 2
+    text = capsys.readouterr().err
+    assert f"{bad}: ppo.n_steps" in text and "usage: skipbo train" in text
+
+
 def test_the_skipbo_command_runs_the_demo():
     result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "demo", "--variant",
                              "junior", "--seed", "1"], capture_output=True, text=True, timeout=120)

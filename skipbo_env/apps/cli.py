@@ -145,20 +145,20 @@ def main(argv: list[str] | None = None) -> int:
                    help="two-player matches between every pair, with Elo ratings")
     t.add_argument("--json", default=None, help="also write the results to this file")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
-    e = sub.add_parser("evaluate", help="a trained checkpoint against scripted players")
-    e.add_argument("checkpoint", help="a .zip written by skipbo train, or a shipped "
+    ev = sub.add_parser("evaluate", help="a trained checkpoint against scripted players")
+    ev.add_argument("checkpoint", help="a .zip written by skipbo train, or a shipped "
                                       "checkpoint's name (standard_2p, short_2p, "
                                       "rllib_standard_2p)")
-    e.add_argument("--opponents", default="random,naive,greedy,expert")
-    e.add_argument("--games", type=_positive, default=2000)
-    e.add_argument("--variant", choices=VARIANTS, default=None,
+    ev.add_argument("--opponents", default="random,naive,greedy,expert")
+    ev.add_argument("--games", type=_positive, default=2000)
+    ev.add_argument("--variant", choices=VARIANTS, default=None,
                    help="default: the variant in the checkpoint's model card")
-    e.add_argument("--stock-size", type=_positive, default=None,
+    ev.add_argument("--stock-size", type=_positive, default=None,
                    help="default: the stock size in the model card")
-    e.add_argument("--seed", type=int, default=0)
-    e.add_argument("--workers", type=_positive, default=None)
-    e.add_argument("--json", default=None, help="also write the results to this file")
-    e.add_argument("--quiet", action="store_true", help="no progress bar")
+    ev.add_argument("--seed", type=int, default=0)
+    ev.add_argument("--workers", type=_positive, default=None)
+    ev.add_argument("--json", default=None, help="also write the results to this file")
+    ev.add_argument("--quiet", action="store_true", help="no progress bar")
     pl = sub.add_parser("play", help="play against bots in the terminal")
     pl.add_argument("--variant", choices=VARIANTS, default="standard")
     pl.add_argument("--opponents", default="expert",
@@ -192,14 +192,24 @@ def main(argv: list[str] | None = None) -> int:
                          "the Host header (repeatable; the bound address and, on loopback, "
                          "localhost/127.0.0.1/[::1] are always allowed)")
     tr = sub.add_parser("train", help="train MaskablePPO from a YAML config (train extra)",
-                        add_help=False)
+                        add_help=False, usage="skipbo train [-h] --config CONFIG [--quiet]")
     tr.add_argument("rest", nargs=argparse.REMAINDER)
     if argv is None:
         argv = sys.argv[1:]
     if argv and argv[0] == "train":
+        try:  # the train extra, named rather than a traceback
+            import sb3_contrib  # noqa: F401
+            import torch  # noqa: F401
+            import yaml  # noqa: F401
+        except ImportError as err:
+            tr.error(f"skipbo train needs the train extra ({err.name} is not installed): "
+                     f"pip install torch==2.13.0 && pip install -e '.[train]'")
         from ..train.ppo import main as train_main
         return train_main(argv[1:])
     args = parser.parse_args(argv)
+    # An error found after parsing is reported with its own subcommand's usage line.
+    parser = {"demo": p, "tournament": t, "evaluate": ev, "play": pl, "watch": w,
+              "serve": sv}.get(args.command, parser)
     try:
         if args.command == "demo":
             try:
@@ -217,10 +227,14 @@ def main(argv: list[str] | None = None) -> int:
             except ValueError as e:
                 parser.error(str(e))
         elif args.command == "serve":
-            try:
+            try:  # the web extra, named rather than a traceback
+                import starlette  # noqa: F401
+                import uvicorn  # noqa: F401
+
                 from .web.server import serve
-            except ImportError as e:
-                parser.error(f"skipbo serve needs the web extra (pip install -e '.[web]'): {e}")
+            except ImportError as err:
+                parser.error(f"skipbo serve needs the web extra ({err.name} is not installed): "
+                             f"pip install -e '.[web]'")
             try:
                 extra = {} if args.max_games is None else {"max_games": args.max_games}
                 serve(args.host, args.port, tuple(args.checkpoint),

@@ -126,8 +126,8 @@ def make_agent(name: str, seed: int = 0, rules: Rules | None = None,
         return PolicyLookaheadAgent(policy, seed, rollouts=rollouts)
     if not isinstance(name, str) or name not in SCRIPTED:
         raise ValueError(f"unknown agent {checks.shown(name)}; available: "
-                         f"{', '.join(SCRIPTED)}, or a checkpoint path (.zip, or "
-                         f"{SEARCH}PATH)")
+                         f"{', '.join(SCRIPTED)}, a shipped checkpoint ({', '.join(SHIPPED)}) "
+                         f"or a checkpoint path (.zip; {SEARCH}PATH searches around it)")
     if name == LookaheadAgent.name and rollouts is not None:
         return LookaheadAgent(seed, rollouts=rollouts)
     return SCRIPTED[name](seed)

@@ -314,10 +314,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--config", required=True, help="a YAML file from configs/")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    def fail(e: ConfigError):
+        message = str(e)  # naming the file the error is in
+        parser.error(message if args.config in message else f"{args.config}: {message}")
+
     try:
         cfg = load(args.config)
     except ConfigError as e:
-        parser.error(str(e))
+        fail(e)
     try:
         import sb3_contrib  # noqa: F401
     except ImportError:
@@ -326,7 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         card = train(cfg, progress=not args.quiet)
     except ConfigError as e:  # the run directory is not the trainer's to replace
-        parser.error(str(e))
+        fail(e)
     print(json.dumps({"checkpoint": os.path.join(cfg["output_dir"], cfg["name"] + ".zip"),
                       "steps": card["steps"], "wall_time_s": card["wall_time_s"],
                       "evaluation": card["evaluation"]["results"]}, indent=1))
