@@ -563,3 +563,20 @@ def test_pretraining_teaches_the_policy_the_teachers_moves():
     after = agreement(model.policy, obs, masks, actions)
     # Untrained, it agrees with the expert on about 6% of these decisions; cloned, on over half
     assert before < 0.2 and after > 0.45 and summary["validation_accuracy"] > 0.45
+
+
+def test_progress_into_a_log_file_is_plain_lines_not_carriage_returns(tmp_path):
+    import yaml
+
+    raw = yaml.safe_load((ROOT / "configs" / "smoke.yaml").read_text())
+    raw.update(output_dir=str(tmp_path / "checkpoints"), log_dir=str(tmp_path / "runs"))
+    config = tmp_path / "smoke.yaml"
+    config.write_text(yaml.safe_dump(raw))
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "train", "--config",
+                             str(config)], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert "\r" not in result.stderr and "\r" not in result.stdout
+    lines = [line for line in result.stderr.splitlines() if " steps (" in line]
+    assert len(lines) >= 2 and lines[0].startswith("smoke: ") and "steps/s" in lines[-1]
+    games = [line for line in result.stderr.splitlines() if line.endswith(" games")]
+    assert games  # the evaluations' progress, as lines too

@@ -87,15 +87,21 @@ def run_games(rules: Rules, players: list[str], games: int, seed: int = 0,
     # in the parent, or a training run); start clean workers then.
     method = "spawn" if sys.platform == "win32" else (
         "forkserver" if "torch" in sys.modules else "fork")
+    # A bar redrawn in place on a terminal; in a log file, a plain line every tenth instead of
+    # carriage returns.
+    tty, total, shown = sys.stderr.isatty(), deals * n, 0
     with multiprocessing.get_context(method).Pool(workers) as pool:
         for part in pool.imap_unordered(_work, jobs):
             records += part
-            if progress:
-                done = len(records)
-                bar = "#" * (30 * done // (deals * n))
-                print(f"\r[{bar:<30}] {done}/{deals * n} games", end="", file=sys.stderr,
+            done = len(records)
+            if progress and tty:
+                bar = "#" * (30 * done // total)
+                print(f"\r[{bar:<30}] {done}/{total} games", end="", file=sys.stderr,
                       flush=True)
-    if progress:
+            elif progress and 10 * done // total > shown:
+                shown = 10 * done // total
+                print(f"{done}/{total} games", file=sys.stderr, flush=True)
+    if progress and tty:
         print(file=sys.stderr)
     elapsed = time.perf_counter() - start
     return summarise(records, elapsed)

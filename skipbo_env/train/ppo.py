@@ -24,6 +24,8 @@ from .config import BATCHED_GAMES, ConfigError, load
 from .pretrain import behaviour_clone
 from .report import summary, versions
 
+PROGRESS_LINES = 20  # progress lines in a run's log when stderr is no terminal
+
 
 def make_env_fn(cfg: dict, rank: int, pool_dir: str | None):
     """A function that builds environment number `rank` (for the vectorised env)."""
@@ -243,9 +245,19 @@ def train(cfg: dict, progress: bool = True) -> dict:
             self.next_eval = ev["every"]
             self.next_save = cfg["self_play"]["save_every"]
             self.eval_seconds = 0.0
+            # Progress as plain lines when stderr is no terminal (a log file): SB3's bar
+            # would write carriage returns, one giant line.
+            self.lines = progress and not sys.stderr.isatty()
+            self.next_line, self.started = 0, time.perf_counter()
 
         def _on_step(self) -> bool:
             steps = self.num_timesteps
+            if self.lines and steps >= self.next_line:
+                total = cfg["total_timesteps"]
+                self.next_line += max(1, total // PROGRESS_LINES)
+                rate = steps / max(time.perf_counter() - self.started, 1e-9)
+                print(f"{name}: {steps}/{total} steps ({100 * steps // total}%), "
+                      f"{rate:.0f} steps/s", file=sys.stderr, flush=True)
             stock = stock_size_at(cfg, steps)
             if stock != self.stock:
                 if cfg["curriculum"]:
@@ -275,7 +287,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
     learn_start = time.perf_counter()
     with unchecked_distributions():
         model.learn(total_timesteps=cfg["total_timesteps"], callback=hooks,
-                    progress_bar=progress)
+                    progress_bar=progress and sys.stderr.isatty())
     wall = time.perf_counter() - start
     learning = time.perf_counter() - learn_start - hooks.eval_seconds
     vec.close()
