@@ -190,3 +190,79 @@ def test_skipbo_watch_shows_bots_playing_each_other():
                              "--fast"], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert "player 0 (expert):" in result.stdout and "game over:" in result.stdout
+
+
+def _terminal(session, stdin: str):
+    """A TerminalGame over `stdin` that records what it draws: ("table", state) for every
+    table and ("bot", seat) for every bot move, in order."""
+    import io
+
+    from rich.console import Console
+
+    from skipbo_env.apps.terminal import TerminalGame
+
+    events = []
+    game = TerminalGame(session, Console(file=io.StringIO(), width=200), io.StringIO(stdin),
+                        pause=0)
+    show, moves = game.show, session.bot_moves
+
+    def recorded_show():
+        events.append(("table", json.dumps(session.public_state(), sort_keys=True)))
+        show()
+
+    def recorded_moves():
+        for seat, move in moves():
+            events.append(("bot", seat))
+            yield seat, move
+
+    play = session.play
+
+    def recorded_play(action):
+        result = play(action)
+        events.append(("played", json.dumps(session.public_state(), sort_keys=True)))
+        return result
+
+    game.show, session.bot_moves, session.play = recorded_show, recorded_moves, recorded_play
+    return game, events
+
+
+def test_the_table_before_the_bots_turn_is_drawn_before_their_first_move_and_once():
+    session = PlaySession("short", "naive,naive", seed=5, stock_size=8)
+    game, events = _terminal(session, "1\n" * 300 + "n\n")
+    game.run()
+    bots = [i for i, (kind, _) in enumerate(events) if kind == "bot"]
+    assert len(bots) > 10
+    starts = [i for i in bots if events[i - 1][0] != "bot"]
+    assert len(starts) > 3
+    for i in starts:  # a run of bot moves comes under the table as the person left it
+        assert events[i - 1][0] == "table"
+        if i >= 2 and events[i - 2][0] == "played":
+            assert events[i - 1][1] == events[i - 2][1]
+    assert sum(events[i - 2][0] == "played" for i in starts if i >= 2) > 3
+    tables = [state for kind, state in events if kind == "table"]
+    assert all(a != b for a, b in zip(tables, tables[1:]))  # never the same table twice
+
+
+def test_an_empty_line_asks_for_a_move_and_help_explains_the_card_marks():
+    import io
+
+    from rich.console import Console
+
+    from skipbo_env.apps.terminal import TerminalGame
+
+    out = io.StringIO()
+    session = PlaySession("masters", "naive", seed=2)
+    TerminalGame(session, Console(file=out, width=200), io.StringIO("\n?\nq\n"), pause=0).run()
+    text = out.getvalue()
+    assert "unknown key ''" not in text and "type a move's number" in text
+    for mark in ("SB is a Skip-Bo card", "(10) the cards left", "$ after a card",
+                 "the last card is the top"):
+        assert mark in text
+
+
+def test_discard_piles_are_numbered_with_their_top_card_last():
+    from skipbo_env.apps.terminal import _pile_text
+
+    four, nine = ({"wild": False, "rank": r, "name": str(r), "toll": 0} for r in (4, 9))
+    assert _pile_text([four, nine], 2).plain == "2:[4 9]"
+    assert _pile_text([], 0).plain == "0:[]"

@@ -22,6 +22,11 @@ from ..players.registry import make_agent
 from .session import PlaySession, parse_opponents, public_state
 
 HELP = ("keys: a move's number plays it; h hint, u undo, l log, ? help, q quit")
+LEGEND = ("cards: SB is a Skip-Bo card (a wild); on a building pile SB=5 is a Skip-Bo played as "
+          "5. stock: its top card and (10) the cards left in it. discard piles: each pile is "
+          "numbered, 0:[4 9] holds a 4 under a 9, and the last card is the top, the one you "
+          "can play. $ after a card (Skip-Bo Masters) is its toll, one coin each. > marks the "
+          "player to act.")
 
 
 def _card_style(card: dict | None) -> str:
@@ -44,15 +49,21 @@ def _card_text(card: dict | None, empty: str = "--") -> Text:
     return Text(f"[{name}]", style=_card_style(card))
 
 
-def _pile_text(cards: list) -> Text:
-    """A discard pile: every card, bottom first (all of it is public)."""
-    if not cards:
-        return Text("--", style="dim")
-    out = Text()
+def _card_face(card: dict) -> Text:
+    """A card's face without brackets: its number (or SB), with its toll marks."""
+    name = "SB" if card["wild"] else card["name"].split(" ")[0]
+    return Text(name + "$" * card["toll"], style=_card_style(card))
+
+
+def _pile_text(cards: list, index: int) -> Text:
+    """Pile `index`: every card, bottom first and the top last (all of it is public), in one
+    pair of brackets after the pile's number: ``0:[4 9]``, ``1:[]``."""
+    out = Text(f"{index}:[", style="dim")
     for i, card in enumerate(cards):
         if i:
             out.append(" ")
-        out.append_text(_card_text(card))
+        out.append_text(_card_face(card))
+    out.append("]", style="dim")
     return out
 
 
@@ -63,7 +74,8 @@ def table(state: dict) -> Table:
                  show_lines=True, expand=False)
     grid.add_column("player")
     grid.add_column("stock")
-    grid.add_column("discard piles" if not state["stacked"] else "hand stacks")
+    grid.add_column("discard piles (top last)" if not state["stacked"]
+                    else "hand stacks (top last)")
     grid.add_column("hand")
     if state["coins"]:
         grid.add_column("coins")
@@ -77,9 +89,9 @@ def table(state: dict) -> Table:
         stock = _card_text(p["stock_top"], "empty")
         stock.append(f" ({p['stock_size']})")
         if state["stacked"]:
-            piles = Text("  ").join(_pile_text(s) for s in p["hand_stacks"])
+            piles = Text("  ").join(_pile_text(s, i) for i, s in enumerate(p["hand_stacks"]))
         else:
-            piles = Text("  ").join(_pile_text(d) for d in p["discards"])
+            piles = Text("  ").join(_pile_text(d, i) for i, d in enumerate(p["discards"]))
         if p["seat"] == state["seat"] and not state["stacked"]:
             hand = Text(" ").join(_card_text(c) for c in state["hand"]) or Text("-")
         else:
@@ -149,11 +161,13 @@ class TerminalGame:
                 return 0
 
     def bots(self) -> None:
-        shown = False
+        """The bots' moves up to the person's turn, under the table as it was before the
+        first of them (the table after them is drawn by the person's turn or the game's end)."""
+        game = self.session.game
+        if game.is_over or game.current_player == self.session.human:
+            return
+        self.show()
         for seat, move in self.session.bot_moves():
-            if not shown:
-                self.show()
-                shown = True
             self.console.print(f"  player {seat} ({self.session.names[seat]}): {move.text}")
             if self.pause:
                 time.sleep(self.pause)
@@ -201,7 +215,10 @@ class TerminalGame:
                 self.console.print("\n".join(s.log), markup=False, highlight=False)
             elif key in ("?", "help"):
                 self.console.print(HELP)
+                self.console.print(LEGEND, highlight=False)
                 self.list_moves(moves)
+            elif key == "":
+                self.console.print(f"type a move's number (1-{len(moves)}), or ? for help")
             elif key.isdigit() and 1 <= int(key) <= len(moves):
                 s.play(moves[int(key) - 1].action)
                 return True
