@@ -77,7 +77,7 @@ def test_the_wheel_installs_only_the_skipbo_env_package():
 
 
 CORE = ["rules", "actions", "spec", "engine", "state_io", "view", "observation", "match",
-        "text", "checks"]
+        "text", "picture", "checks"]
 OUTER = {"envs", "players", "vector", "integrations", "apps", "train"}
 
 
