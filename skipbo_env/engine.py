@@ -310,10 +310,11 @@ class Game:
         else:
             self._coin_step(decoded)
 
-    def describe(self, action: int) -> str:
+    def describe(self, action: int, style: str = "skipbo") -> str:
         """The action in words for the current player and cards, e.g.
-        ``"hand 7 -> building pile 2"`` (`skipbo_env.text.describe_action`)."""
-        return describe_action(self, action)
+        ``"hand 7 -> building pile 2"`` (`skipbo_env.text.describe_action`; `style` names
+        the cards as `text.DECK_STYLES` says)."""
+        return describe_action(self, action, style)
 
     def view(self, seat: int) -> SeatView:
         """What `seat` can see: its own hand and everything public (docs/agents.md)."""

@@ -12,10 +12,40 @@ if TYPE_CHECKING:
     from .engine import Game
 
 
-def card_name(card: int, max_rank: int = 12) -> str:
-    """A card in words: its number, or "Skip-Bo" for the wild, with its toll if it has one."""
+DECK_STYLES = ("skipbo", "playing-cards")
+"""How cards are named: ``skipbo`` (1 to 12 and Skip-Bo) or ``playing-cards`` (the rule
+documents' stand-in deck: three standard decks with their jokers, ace to queen as 1 to 12 and
+the twelve kings and six jokers as the wilds; shown A, 2..10, J, Q and K)."""
+_COURT = {1: "A", 11: "J", 12: "Q"}
+
+
+def check_deck_style(style, rules) -> str:
+    """`style`, one of `DECK_STYLES`, that can show `rules`' deck: ``playing-cards`` needs the
+    standard deck (ranks 1 to 12, at most 12 of each and 18 wilds, as three decks hold)."""
+    if not (isinstance(style, str) and style in DECK_STYLES):
+        raise ValueError(f"deck style must be one of {', '.join(DECK_STYLES)}, got {style!r}")
+    if style == "playing-cards" and (rules.max_rank != 12 or rules.copies_per_rank > 12
+                                     or rules.wilds > 18):
+        raise ValueError(f"the playing-cards deck style needs cards 1 to 12 with at most 12 of "
+                         f"each and 18 wilds (three standard decks with their jokers); "
+                         f"{rules.variant} has 1 to {rules.max_rank}, {rules.copies_per_rank} "
+                         f"of each and {rules.wilds} wilds")
+    return style
+
+
+def rank_name(rank: int, style: str = "skipbo") -> str:
+    """A number as the deck style shows it (``playing-cards``: 1 is A, 11 J, 12 Q)."""
+    return _COURT.get(rank, str(rank)) if style == "playing-cards" else str(rank)
+
+
+def card_name(card: int, max_rank: int = 12, style: str = "skipbo") -> str:
+    """A card in words: its number, or "Skip-Bo" for the wild, with its toll if it has one;
+    in the ``playing-cards`` style A, 2..10, J, Q, and K for a wild (a king or a joker)."""
     rank, toll = card % (max_rank + 1), card // (max_rank + 1)
-    name = "Skip-Bo" if rank == WILD else str(rank)
+    if style == "playing-cards":
+        name = "K" if rank == WILD else rank_name(rank, style)
+    else:
+        name = "Skip-Bo" if rank == WILD else str(rank)
     return f"{name} (toll {toll})" if toll else name
 
 
@@ -23,7 +53,7 @@ def _coins(count: int) -> str:
     return "1 coin" if count == 1 else f"{count} coins"
 
 
-def describe_action(game: Game, action: int) -> str:
+def describe_action(game: Game, action: int, style: str = "skipbo") -> str:
     """`action` in words for `game`'s current player and cards, e.g.
     ``"hand 7 -> building pile 2"``, ``"stock Skip-Bo -> building pile 0 as 4"``,
     ``"discard pile 1 top 9 -> building pile 3"``, ``"discard hand 5 -> discard pile 0"``;
@@ -31,7 +61,11 @@ def describe_action(game: Game, action: int) -> str:
     ``"buy player 1's stock 7 -> building pile 0"``, ``"pay the toll of 2 coins"`` and
     ``"decline the toll (ends the turn)"``."""
     kind, source, pile, card = game.layout.decode(int(action))
-    name = game.card_name
+    max_rank = game.rules.max_rank
+
+    def name(c: int) -> str:
+        return card_name(c, max_rank, style)
+
     if kind is ActionKind.END_TURN:
         return "end turn"
     if kind is ActionKind.DISCARD:
@@ -68,7 +102,7 @@ def describe_action(game: Game, action: int) -> str:
             where = f"{owner}discard pile {source.index} top {top}"
     text = f"{where} -> building pile {pile}"
     if card == WILD:
-        text += f" as {len(game.building[pile]) + 1}"
+        text += f" as {rank_name(len(game.building[pile]) + 1, style)}"
     return text
 
 

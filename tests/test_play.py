@@ -266,3 +266,46 @@ def test_discard_piles_are_numbered_with_their_top_card_last():
     four, nine = ({"wild": False, "rank": r, "name": str(r), "toll": 0} for r in (4, 9))
     assert _pile_text([four, nine], 2).plain == "2:[4 9]"
     assert _pile_text([], 0).plain == "0:[]"
+
+
+def test_the_playing_cards_deck_style_names_ace_to_queen_and_kings_for_the_wilds():
+    from skipbo_env.text import card_name, check_deck_style
+
+    assert [card_name(c, 12, "playing-cards") for c in (1, 2, 10, 11, 12, 0)] == \
+        ["A", "2", "10", "J", "Q", "K"]
+    assert card_name(0, 12) == "Skip-Bo" and card_name(11, 12) == "11"
+    for variant in ("standard", "short", "quick", "partnership"):
+        n = allowed_players(variant)[0]
+        assert check_deck_style("playing-cards", Rules.preset(variant, n)) == "playing-cards"
+    for variant in ("masters", "junior", "junior_classic"):  # more wilds, or only 1 to 10
+        with pytest.raises(ValueError, match="playing-cards deck style needs"):
+            check_deck_style("playing-cards", Rules.preset(variant, 2))
+    with pytest.raises(ValueError, match="deck style must be one of"):
+        check_deck_style("tarot", Rules.preset("standard", 2))
+
+
+def test_a_wild_played_as_a_number_is_described_in_the_deck_style():
+    from positions import position
+
+    game = position(Rules.preset("standard", 2), building=[[], [], [], []],
+                    players=[{"hand": [0, 9, 9, 9, 9], "stock": [8]}, {"stock": [12]}])
+    wild = next(a for a in game.legal_actions() if "building pile 0" in game.describe(a)
+                and "Skip-Bo" in game.describe(a))
+    assert game.describe(wild) == "hand Skip-Bo -> building pile 0 as 1"
+    assert game.describe(wild, "playing-cards") == "hand K -> building pile 0 as A"
+
+
+def test_skipbo_play_and_watch_take_the_playing_cards_deck_style():
+    result = _play(["--variant", "short", "--opponents", "naive", "--fast", "--seed", "2",
+                    "--deck-style", "playing-cards"], "?\nq\n")
+    assert result.returncode == 0, result.stderr
+    assert "K is a wild (a king or a joker" in result.stdout
+    assert "Skip-Bo ->" not in result.stdout and "SB" not in result.stdout.split("cards:")[0]
+    result = _play(["--variant", "masters", "--opponents", "naive", "--deck-style",
+                    "playing-cards"], "")
+    assert result.returncode == 2 and "24 wilds" in result.stderr
+    watch = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "watch", "--players",
+                            "expert,naive", "--variant", "short", "--stock-size", "3", "--fast",
+                            "--deck-style", "playing-cards"], capture_output=True, text=True,
+                           timeout=120)
+    assert watch.returncode == 0 and "Skip-Bo ->" not in watch.stdout

@@ -77,6 +77,25 @@ def test_a_bad_new_game_request_is_refused_with_400(client):
         assert r.json()["error"]
 
 
+def test_a_game_may_name_its_cards_as_the_playing_cards_that_stand_in_for_them(client):
+    gid, state = _new(client, variant="standard", deck_style="playing-cards", seed=3)
+    assert state["deck_style"] == "playing-cards"
+    names = {c["name"].split(" ")[0] for c in state["hand"]}
+    assert names <= {"A", *map(str, range(2, 11)), "J", "Q", "K"}
+    assert any(m["text"] for m in state["moves"])
+    assert not any("Skip-Bo" in m["text"] for m in state["moves"])
+    _, plain = _new(client, variant="standard", seed=3)
+    assert plain["deck_style"] == "skipbo" and len(plain["hand"]) == len(state["hand"])
+    for body in ({"deck_style": "tarot"}, {"deck_style": 1}, {"deck_style": None},
+                 {"deck_style": "playing-cards", "variant": "masters"}):
+        r = client.post("/api/games", json={"variant": "short", "opponents": ["naive"],
+                                            **body})
+        assert r.status_code == 400 and "deck" in r.json()["error"], body
+    options = client.get("/api/options").json()
+    assert options["deck_styles"] == ["skipbo", "playing-cards"]
+    assert options["deck_style"] == "skipbo"
+
+
 def test_an_unknown_game_id_is_refused_with_404(client):
     gid, _ = _new(client)
     for path in ("/api/games/nope", "/api/games/nope/move", "/api/games/" + gid[:-1] + "x"):

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..engine import Game
 from ..rules import VARIANTS, Rules
-from ..text import render_table
+from ..text import DECK_STYLES, render_table
 
 
 def _ranged(kind, what: str, low, high=None):
@@ -170,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="seconds between the bots' moves (default 0.6)")
     pl.add_argument("--no-color", action="store_true")
     pl.add_argument("--log", default=None, help="write the game log to this file at the end")
+    pl.add_argument("--deck-style", choices=DECK_STYLES, default="skipbo",
+                    help="name the cards as Skip-Bo's (1-12, SB) or as the playing cards that "
+                         "stand in for them (A-Q, K for the wilds)")
     w = sub.add_parser("watch", help="watch bots play each other in the terminal")
     w.add_argument("--players", required=True, help="2-6 agent names or checkpoint paths")
     w.add_argument("--variant", choices=VARIANTS, default="standard")
@@ -178,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("--fast", action="store_true")
     w.add_argument("--pause", type=_seconds, default=0.6)
     w.add_argument("--no-color", action="store_true")
+    w.add_argument("--deck-style", choices=DECK_STYLES, default="skipbo")
     sv = sub.add_parser("serve", help="play against bots in the browser (web extra)")
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     sv.add_argument("--port", type=_port, default=8000)
@@ -191,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="another name the server may be reached by, as browsers send it in "
                          "the Host header (repeatable; the bound address and, on loopback, "
                          "localhost/127.0.0.1/[::1] are always allowed)")
+    sv.add_argument("--deck-style", choices=DECK_STYLES, default="skipbo",
+                    help="how the page names the cards at first (it can switch per game)")
     tr = sub.add_parser("train", help="train MaskablePPO from a YAML config (train extra)",
                         add_help=False, usage="skipbo train [-h] --config CONFIG [--quiet]")
     tr.add_argument("rest", nargs=argparse.REMAINDER)
@@ -238,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 extra = {} if args.max_games is None else {"max_games": args.max_games}
                 serve(args.host, args.port, tuple(args.checkpoint),
-                      allow_hosts=tuple(args.allow_host), **extra)
+                      allow_hosts=tuple(args.allow_host), deck_style=args.deck_style, **extra)
             except ValueError as e:
                 parser.error(str(e))
             except KeyboardInterrupt:

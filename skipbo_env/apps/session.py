@@ -27,6 +27,7 @@ from ..players.base import Agent
 from ..players.registry import SEARCH, is_checkpoint, make_agent, searched_checkpoint
 from ..rules import Rules
 from ..spec import GameSpec
+from ..text import check_deck_style
 from ..view import SeatView
 
 MAX_OPPONENTS = 5
@@ -103,28 +104,34 @@ def moves_of(view: SeatView, describe) -> list[Move]:
             for a in view.legal_actions]
 
 
-def move_of(game: Game, action: int) -> Move:
-    """The current player's `action` as a `Move` (before it is made)."""
+def move_of(game: Game, action: int, style: str = "skipbo") -> Move:
+    """The current player's `action` as a `Move` (before it is made), its cards named in
+    deck style `style`."""
     p = game.current_player
-    return Move(action, game.describe(action),
+    return Move(action, game.describe(action, style),
                 *locate(game.rules, game.layout, game.owners[p], p, action))
 
 
-def _card(view: SeatView, card: int | None) -> dict | None:
+def _named(view: SeatView, card: int | None, style: str = "skipbo") -> dict | None:
     if card is None:
         return None
     if card == COIN:
         return {"id": COIN, "rank": None, "wild": False, "toll": 0, "name": "coin"}
     rank = view.rank(card)
     return {"id": card, "rank": rank, "wild": rank == 0, "toll": view.toll(card),
-            "name": card_name(card, view.rules.max_rank)}
+            "name": card_name(card, view.rules.max_rank, style)}
 
 
-def public_state(view: SeatView, names: list[str]) -> dict:
+def public_state(view: SeatView, names: list[str], style: str = "skipbo") -> dict:
     """The table as `view`'s seat sees it, JSON-ready: its own hand, every public pile, and
     of the others only what is public (hand sizes, stock tops and sizes, discard piles;
-    junior's face-up hand stacks). Nothing here reads the game: only the view."""
+    junior's face-up hand stacks). Nothing here reads the game: only the view. Card names
+    follow deck style `style` (`text.DECK_STYLES`), given back as ``deck_style``."""
     rules = view.rules
+
+    def _card(v: SeatView, card: int | None) -> dict | None:
+        return _named(v, card, style)
+
     players = []
     for p in range(rules.num_players):
         entry: dict[str, Any] = {
@@ -152,6 +159,7 @@ def public_state(view: SeatView, names: list[str]) -> dict:
         "building": building, "draw_pile_size": view.draw_pile_size,
         "set_aside_size": len(view.set_aside), "players": players, "hand": hand,
         "pending_toll": view.pending_toll, "pending_pile": view.pending_pile,
+        "deck_style": style,
     }
 
 
@@ -179,9 +187,11 @@ class PlaySession:
 
     def __init__(self, variant: str = "standard", opponents: str | list[str] = "expert",
                  seed: int | None = None, human_seat: int = 0,
-                 search_rollouts: int | None = None, **overrides: Any):
+                 search_rollouts: int | None = None, deck_style: str = "skipbo",
+                 **overrides: Any):
         names = parse_opponents(opponents)
         self.rules = Rules.preset(variant, len(names) + 1, **overrides)
+        self.deck_style = check_deck_style(deck_style, self.rules)
         n = self.rules.num_players
         self.human = checks.seat(human_seat, n, "human_seat")
         rng = np.random.default_rng(seed)
@@ -215,7 +225,7 @@ class PlaySession:
 
     def legal_moves(self) -> list[Move]:
         """The human's legal moves (empty when it is not the human's turn)."""
-        return moves_of(self.view(), self.game.describe)
+        return moves_of(self.view(), lambda a: self.game.describe(a, self.deck_style))
 
     def result(self) -> str | None:
         """The game's result in words once it is over, else None."""
@@ -234,7 +244,7 @@ class PlaySession:
 
     def public_state(self) -> dict:
         """The human's view of the table plus the session's scores, JSON-ready."""
-        state = public_state(self.view(), self.names)
+        state = public_state(self.view(), self.names, self.deck_style)
         state["moves"] = [m.to_dict() for m in self.legal_moves()]
         state["can_undo"] = self.can_undo
         state["result"] = self.result()
@@ -283,7 +293,7 @@ class PlaySession:
         if action not in game.legal_actions():
             raise ValueError(f"move {action} is not legal now")
         before = game.clone()
-        text = game.describe(action)
+        text = game.describe(action, self.deck_style)
         game.step(action)
         self._record(self.human, text)
         if self._reveals_nothing(before, game):
@@ -333,7 +343,7 @@ class PlaySession:
         game = self.game
         while not game.is_over and game.current_player != self.human:
             seat = game.current_player
-            move = move_of(game, self.bots[seat].act(game))
+            move = move_of(game, self.bots[seat].act(game), self.deck_style)
             game.step(move.action)
             self._record(seat, move.text)
             self._undo.clear()

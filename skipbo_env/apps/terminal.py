@@ -19,9 +19,12 @@ from rich.text import Text
 
 from ..engine import Game, Phase
 from ..players.registry import make_agent
+from ..text import card_name, check_deck_style, rank_name
 from .session import PlaySession, parse_opponents, public_state
 
 HELP = ("keys: a move's number plays it; h hint, u undo, l log, ? help, q quit")
+PLAYING_CARDS = ("playing cards: A is 1, J 11, Q 12, and K is a wild (a king or a joker; "
+                 "three standard decks with their jokers stand in for a Skip-Bo deck).")
 LEGEND = ("cards: SB is a Skip-Bo card (a wild); on a building pile SB=5 is a Skip-Bo played as "
           "5. stock: its top card and (10) the cards left in it. discard piles: each pile is "
           "numbered, 0:[4 9] holds a 4 under a 9, and the last card is the top, the one you "
@@ -40,10 +43,17 @@ def _card_style(card: dict | None) -> str:
     return "bold blue" if rank <= 4 else "bold green" if rank <= 8 else "bold red"
 
 
+def _short(card: dict) -> str:
+    """A card's short face: its number (A..Q as playing cards), SB for a Skip-Bo card (K as
+    playing cards), without the toll words."""
+    name = card["name"].split(" ")[0]
+    return "SB" if name == "Skip-Bo" else name
+
+
 def _card_text(card: dict | None, empty: str = "--") -> Text:
     if card is None:
         return Text(empty, style="dim")
-    name = "SB" if card["wild"] else card["name"].split(" ")[0]
+    name = _short(card)
     if card["toll"]:
         name += "$" * card["toll"]
     return Text(f"[{name}]", style=_card_style(card))
@@ -51,8 +61,7 @@ def _card_text(card: dict | None, empty: str = "--") -> Text:
 
 def _card_face(card: dict) -> Text:
     """A card's face without brackets: its number (or SB), with its toll marks."""
-    name = "SB" if card["wild"] else card["name"].split(" ")[0]
-    return Text(name + "$" * card["toll"], style=_card_style(card))
+    return Text(_short(card) + "$" * card["toll"], style=_card_style(card))
 
 
 def _pile_text(cards: list, index: int) -> Text:
@@ -105,7 +114,7 @@ def table(state: dict) -> Table:
         building.append(f"{i}:")
         building.append_text(_card_text(pile["top"], "--"))
         if pile["top"] is not None and pile["top"]["wild"]:
-            building.append(f"={pile['size']}")
+            building.append(f"={rank_name(pile['size'], state.get('deck_style', 'skipbo'))}")
         if pile["coins"]:
             building.append(f" ({pile['coins']} coins)")
         building.append("  ")
@@ -177,7 +186,8 @@ class TerminalGame:
         discards: dict[str, list[str]] = {}
         for i, m in enumerate(moves, 1):
             if m.target is not None and m.target["zone"] == "discard":
-                card = self.session.game.card_name(m.source["card"])
+                card = card_name(m.source["card"], self.session.rules.max_rank,
+                                 self.session.deck_style)
                 discards.setdefault(card, []).append(f"[cyan]{i}[/cyan] pile {m.target['pile']}")
             else:
                 self.console.print(f"  [cyan]{i:>2}[/cyan] {m.text}", highlight=False)
@@ -216,6 +226,8 @@ class TerminalGame:
             elif key in ("?", "help"):
                 self.console.print(HELP)
                 self.console.print(LEGEND, highlight=False)
+                if s.deck_style == "playing-cards":
+                    self.console.print(PLAYING_CARDS, highlight=False)
                 self.list_moves(moves)
             elif key == "":
                 self.console.print(f"type a move's number (1-{len(moves)}), or ? for help")
@@ -233,7 +245,8 @@ class TerminalGame:
 def play(args, stream: TextIO = sys.stdin, out: TextIO | None = None) -> int:
     """Run `skipbo play`."""
     overrides = {} if args.stock_size is None else {"stock_size": args.stock_size}
-    session = PlaySession(args.variant, args.opponents, seed=args.seed, **overrides)
+    session = PlaySession(args.variant, args.opponents, seed=args.seed,
+                          deck_style=args.deck_style, **overrides)
     console = Console(file=out, highlight=False, no_color=args.no_color)
     pause = 0.0 if args.fast else args.pause
     code = TerminalGame(session, console, stream, pause).run()
@@ -254,6 +267,7 @@ def watch(args, out: TextIO | None = None) -> int:
     overrides = {} if args.stock_size is None else {"stock_size": args.stock_size}
     from ..rules import Rules
     rules = Rules.preset(args.variant, len(names), **overrides)
+    style = check_deck_style(args.deck_style, rules)
     agents = [make_agent(n, args.seed + i) for i, n in enumerate(names)]
     console = Console(file=out, highlight=False, no_color=args.no_color)
     pause = 0.0 if args.fast else args.pause
@@ -262,13 +276,13 @@ def watch(args, out: TextIO | None = None) -> int:
     while not game.is_over:
         if game.turn != turn:
             turn = game.turn
-            state = public_state(game.view(game.current_player), names)
+            state = public_state(game.view(game.current_player), names, style)
             state["result"] = None
             state["seat"] = -1  # nobody's hand is shown
             console.print(table(state))
         seat = game.current_player
         action = agents[seat].act(game)
-        console.print(f"  player {seat} ({names[seat]}): {game.describe(action)}")
+        console.print(f"  player {seat} ({names[seat]}): {game.describe(action, style)}")
         game.step(action)
         if pause:
             time.sleep(pause)

@@ -7,7 +7,8 @@ stock cards below the top or the draw order) and sends moves, which the server c
 API (JSON):
 - ``GET /``: the page.
 - ``GET /api/options``: the variants, players and checkpoints a game may use.
-- ``POST /api/games`` ``{"variant", "opponents": [names], "stock_size"?, "seed"?}``: a new
+- ``POST /api/games`` ``{"variant", "opponents": [names], "stock_size"?, "seed"?,
+  "deck_style"?}``: a new
   table; answers ``{"id", "state", "events"}``. The id is unguessable (128 random bits).
 - ``GET /api/games/{id}``: ``{"id", "state"}`` (the state after the last finished request).
 - ``POST /api/games/{id}/move`` ``{"action": n, "version": v}``: the human's move, then the
@@ -63,6 +64,7 @@ from typing import Any
 from ... import checks
 from ...players.registry import SCRIPTED, check_player, is_checkpoint, resolve_checkpoint
 from ...rules import VARIANTS
+from ...text import DECK_STYLES
 from ..session import MAX_OPPONENTS, PlaySession
 
 MAX_BODY = 4096  # bytes: every request the page sends is far smaller
@@ -355,14 +357,19 @@ class TableStore:
         seed = body.get("seed")
         if seed is not None and (not checks.is_integer(seed) or not 0 <= seed < 2**128):
             raise ApiError(400, f"seed must be an integer from 0 to 2**128 - 1, got {seed!r}")
-        unknown = set(body) - {"variant", "opponents", "stock_size", "seed"}
+        style = body.get("deck_style", "skipbo")
+        if not (isinstance(style, str) and style in DECK_STYLES):
+            raise ApiError(400, f"deck_style must be one of {', '.join(DECK_STYLES)}, got "
+                                f"{checks.shown(style)}")
+        unknown = set(body) - {"variant", "opponents", "stock_size", "seed", "deck_style"}
         if unknown:
             raise ApiError(400, f"unknown field(s) {', '.join(map(repr, sorted(unknown)))}")
         try:
             # Every opponent is built now against these rules: a checkpoint is loaded and
             # refused here if its spaces do not fit, not at its first move.
             session = PlaySession(variant, opponents, seed=seed,
-                                  search_rollouts=self.search_rollouts, **overrides)
+                                  search_rollouts=self.search_rollouts, deck_style=style,
+                                  **overrides)
         except ValueError as e:
             raise ApiError(400, str(e)) from None
         table = Table(session)
@@ -528,14 +535,15 @@ def create_app(checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES, *,
                allowed_hosts: Collection[str] = LOOPBACK, per_client: int = MAX_PER_CLIENT,
                idle: float = IDLE_SECONDS, clock: Callable[[], float] = time.monotonic,
                body_timeout: float = BODY_TIMEOUT, workers: int = WORKERS,
-               search_rollouts: int | None = SEARCH_ROLLOUTS):
+               search_rollouts: int | None = SEARCH_ROLLOUTS, deck_style: str = "skipbo"):
     """The Starlette app (wrapped in `Guard`). `checkpoints` are the checkpoint paths the page
     may choose as opponents (besides the scripted players); `allowed_hosts` the ``Host``
     values answered, each ``name`` (any port) or ``name:port`` (default: the loopback names
     on any port; `serve` gives the address it binds; tests give ``testserver``); `limit`,
     `per_client`, `idle` and `clock` go to the `TableStore`; `body_timeout` bounds reading a
     body (408); `workers` threads run the bots; `search_rollouts` caps a `lookahead` bot's
-    rollouts per decision (None: no cap)."""
+    rollouts per decision (None: no cap); `deck_style` is the page's default way of naming
+    the cards (`text.DECK_STYLES`; a game may ask for the other)."""
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.requests import ClientDisconnect, Request
@@ -547,6 +555,9 @@ def create_app(checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES, *,
         def render(self, content: Any) -> bytes:
             return to_json(content)
 
+    if deck_style not in DECK_STYLES:
+        raise ValueError(f"deck_style must be one of {', '.join(DECK_STYLES)}, got "
+                         f"{checks.shown(deck_style)}")
     tables = TableStore(tuple(checkpoints), limit, per_client, idle, clock, search_rollouts)
     pool = ThreadPoolExecutor(max_workers=checks.integer(workers, "workers", minimum=1),
                               thread_name_prefix="skipbo-bots")
@@ -608,7 +619,8 @@ def create_app(checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES, *,
 
     async def options(request: Request):
         return Json({"variants": list(VARIANTS), "players": list(SCRIPTED),
-                     "checkpoints": list(checkpoints), "max_opponents": MAX_OPPONENTS})
+                     "checkpoints": list(checkpoints), "max_opponents": MAX_OPPONENTS,
+                     "deck_styles": list(DECK_STYLES), "deck_style": deck_style})
 
     @guarded
     async def new(request: Request):
@@ -727,7 +739,8 @@ def server_config(app, host: str = "127.0.0.1", port: int = 8000, *,
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, checkpoints: tuple[str, ...] = (), *,
-          max_games: int = MAX_TABLES, allow_hosts: tuple[str, ...] = ()) -> None:
+          max_games: int = MAX_TABLES, allow_hosts: tuple[str, ...] = (),
+          deck_style: str = "skipbo") -> None:
     """Run the server until interrupted (prints the address first). It answers only requests
     naming `host`:`port` (or its loopback equivalents, or `allow_hosts`) in their Host."""
     import uvicorn
@@ -740,7 +753,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, checkpoints: tuple[str, ...
         if parse_host(_bracket(spec) if _is_ipv6(spec) else spec) is None:
             raise ValueError(f"--allow-host takes NAME or NAME:PORT, got {spec!r}")
     app = create_app(tuple(checkpoints), max_games,
-                     allowed_hosts=served_hosts(host, port, allow_hosts))
+                     allowed_hosts=served_hosts(host, port, allow_hosts), deck_style=deck_style)
     shown = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, _bracket(host))
     print(f"Skip-Bo at http://{shown}:{port}/  (Ctrl+C stops the server)", flush=True)
     uvicorn.Server(server_config(app, host, port)).run()

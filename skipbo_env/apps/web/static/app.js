@@ -29,12 +29,16 @@ function cardEl(card, small) {
   el.className = "card" + (small ? " small" : "");
   if (!card) { el.classList.add("back"); return el; }
   if (card.id === -1) { el.classList.add("coin"); el.textContent = "coin"; return el; }
+  // As playing cards (the rule documents' stand-in deck) a card shows its name: A..Q, K wild.
+  const playing = state && state.deck_style === "playing-cards";
+  const face = card.name.split(" ")[0];
   if (card.wild) {
-    el.classList.add("wild"); el.textContent = "SKIP-BO"; el.dataset.label = "SB";
+    el.classList.add("wild"); el.textContent = playing ? face : "SKIP-BO";
+    el.dataset.label = playing ? face : "SB";
   } else {
     const r = card.rank, max = state ? state.max_rank : 12;
     el.classList.add(r <= max / 3 ? "r-low" : r <= 2 * max / 3 ? "r-mid" : "r-high");
-    el.textContent = r; el.dataset.label = r;
+    el.textContent = playing ? face : r; el.dataset.label = playing ? face : r;
   }
   if (card.toll) {
     const t = document.createElement("span"); t.className = "toll";
@@ -44,9 +48,11 @@ function cardEl(card, small) {
   return el;
 }
 
-function zone(label, inner, key) {
+function zone(label, inner, key, small) {
+  // A pile of small cards (a fanned discard pile, a hand stack) is outlined at their size.
   const z = document.createElement("div"); z.className = "zone";
-  const p = document.createElement("div"); p.className = "pile"; p.dataset.key = key;
+  const p = document.createElement("div"); p.className = "pile" + (small ? " small" : "");
+  p.dataset.key = key;
   if (inner) p.appendChild(inner);
   const l = document.createElement("div"); l.className = "badge"; l.textContent = label;
   z.append(p, l); return z;
@@ -74,11 +80,12 @@ function seatEl(p) {
   if (!state.stacked) {
     p.discards.forEach((pile, i) => row.appendChild(
       zone(`discard ${i}`, pile.length ? fan(pile.slice(-4), true) : null,
-           `discard:${p.seat}:p${i}`)));
+           `discard:${p.seat}:p${i}`, true)));
   }
   if (state.stacked) {
     p.hand_stacks.forEach((stack, i) => row.appendChild(
-      zone(`stack ${i}`, stack.length ? fan(stack.slice(-4), true) : null, `hand:${p.seat}:s${i}`)));
+      zone(`stack ${i}`, stack.length ? fan(stack.slice(-4), true) : null, `hand:${p.seat}:s${i}`,
+           true)));
   } else if (me) {
     const hand = document.createElement("div"); hand.className = "row"; hand.id = "hand";
     state.hand.forEach((c) => {
@@ -89,7 +96,7 @@ function seatEl(p) {
     z.append(hand, l); row.appendChild(z);
   } else {
     const backs = fan(Array(p.hand_size).fill(null), true);
-    row.appendChild(zone(`hand ${p.hand_size}`, backs, `hand:${p.seat}:`));
+    row.appendChild(zone(`hand ${p.hand_size}`, backs, `hand:${p.seat}:`, true));
   }
   if (me && state.coins) {
     const c = cardEl({id: -1}); c.dataset.key = `coins:${p.seat}:`; c.textContent = p.coins;
@@ -251,7 +258,7 @@ async function send(action) {
 async function newGame(ev) {
   if (ev) ev.preventDefault();
   const opponents = [...document.querySelectorAll("#opponent-choices select")].map((s) => s.value);
-  const body = {variant: $("#variant").value, opponents};
+  const body = {variant: $("#variant").value, opponents, deck_style: $("#deck-style").value};
   const stock = $("#stock").value.trim();
   if (stock) body.stock_size = Number(stock);
   const seed = new URLSearchParams(location.search).get("seed");  // ?seed=N repeats a deal
@@ -306,6 +313,7 @@ $("#count").addEventListener("change", opponentChoices);
   options = await api("/api/options");
   options.variants.forEach((v) => $("#variant").add(new Option(v, v)));
   $("#variant").value = "standard";
+  $("#deck-style").value = options.deck_style || "skipbo";
   for (let i = 1; i <= options.max_opponents; i++) $("#count").add(new Option(i, i));
   opponentChoices();
   const saved = location.hash.slice(1);
