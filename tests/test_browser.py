@@ -206,3 +206,40 @@ def test_an_illegal_move_is_refused_and_changes_nothing(server, browser):
     assert json.dumps(now["state"], sort_keys=True) == json.dumps(state, sort_keys=True)
     _no_csp_violation(page)
     page.close()
+
+
+def test_boxes_fit_their_cards_the_log_shows_its_last_line_and_cards_may_be_playing_cards(
+        server, browser):
+    url, _ = server
+    messages = []
+    page = browser.new_page(viewport={"width": 1300, "height": 760})
+    page.add_init_script("window.SKIPBO_FAST = true;")
+    page.goto(f"{url}/?seed=11")
+    page.wait_for_selector(".source")
+    _wait_settled(page)
+    page.on("response", lambda r: messages.append(r.json()) if "/api/" in r.url else None)
+    page.select_option("#deck-style", "playing-cards")
+    with page.expect_response(lambda r: r.url.endswith("/api/games")):
+        page.click("#start")
+    _wait_settled(page)
+    for _ in range(30):  # discards fan out and the log grows past its box
+        page.click("#hint")
+        page.wait_for_function("() => document.querySelector('.selected') !== null")
+        page.locator(".legal-target").first.click()
+        _wait_settled(page)
+    assert _last_state(messages)["deck_style"] == "playing-cards"
+    faces = page.eval_on_selector_all("#me .card[data-label]",
+                                      "els => els.map(e => e.dataset.label)")
+    assert faces and set(faces) <= {"A", *map(str, range(2, 11)), "J", "Q", "K"}
+    # Every seat box is as tall as its heading and its row of cards, not stretched by the log.
+    spare = page.eval_on_selector_all(".seat", """els => els.map(e => e.getBoundingClientRect()
+        .height - e.querySelector('h3').offsetHeight - e.querySelector('.row').offsetHeight)""")
+    assert spare and max(spare) < 40, spare
+    assert page.locator("#centre h2").text_content() == "Building piles"
+    assert page.get_attribute("#stock", "placeholder") == "default"
+    # The log's last line lies inside the log's visible box.
+    inside = page.eval_on_selector("#log li:last-child", """li => {
+        const a = li.closest('aside').getBoundingClientRect(), r = li.getBoundingClientRect();
+        return r.bottom <= a.bottom + 1 && r.top >= a.top - 1; }""")
+    assert inside
+    page.close()
