@@ -19,13 +19,16 @@ the twelve kings and six jokers as the wilds; shown A, 2..10, J, Q and K)."""
 _COURT = {1: "A", 11: "J", 12: "Q"}
 
 
-def check_deck_style(style, rules) -> str:
-    """`style`, one of `DECK_STYLES`, that can show `rules`' deck: ``playing-cards`` needs the
-    standard deck (ranks 1 to 12, at most 12 of each and 18 wilds, as three decks hold)."""
+def check_deck_style(style, rules=None) -> str:
+    """`style`, one of `DECK_STYLES`, that can show `rules`' deck when rules are given:
+    ``playing-cards`` needs the standard deck (ranks 1 to 12, at most 12 of each and 18
+    wilds, as three decks hold)."""
     if not (isinstance(style, str) and style in DECK_STYLES):
-        raise ValueError(f"deck style must be one of {', '.join(DECK_STYLES)}, got {style!r}")
-    if style == "playing-cards" and (rules.max_rank != 12 or rules.copies_per_rank > 12
-                                     or rules.wilds > 18):
+        shown = repr(style) if isinstance(style, (str, int, float, type(None))) \
+            else type(style).__name__
+        raise ValueError(f"deck style must be one of {', '.join(DECK_STYLES)}, got {shown}")
+    if rules is not None and style == "playing-cards" and (
+            rules.max_rank != 12 or rules.copies_per_rank > 12 or rules.wilds > 18):
         raise ValueError(f"the playing-cards deck style needs cards 1 to 12 with at most 12 of "
                          f"each and 18 wilds (three standard decks with their jokers); "
                          f"{rules.variant} has 1 to {rules.max_rank}, {rules.copies_per_rank} "

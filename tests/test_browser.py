@@ -228,9 +228,10 @@ def test_boxes_fit_their_cards_the_log_shows_its_last_line_and_cards_may_be_play
         page.locator(".legal-target").first.click()
         _wait_settled(page)
     assert _last_state(messages)["deck_style"] == "playing-cards"
-    faces = page.eval_on_selector_all("#me .card[data-label]",
+    faces = page.eval_on_selector_all(".card[data-label]",
                                       "els => els.map(e => e.dataset.label)")
     assert faces and set(faces) <= {"A", *map(str, range(2, 11)), "J", "Q", "K"}
+    assert set(faces) & {"A", "J", "Q", "K"}  # the court cards are shown as such
     # Every seat box is as tall as its heading and its row of cards, not stretched by the log.
     spare = page.eval_on_selector_all(".seat", """els => els.map(e => e.getBoundingClientRect()
         .height - e.querySelector('h3').offsetHeight - e.querySelector('.row').offsetHeight)""")

@@ -102,7 +102,7 @@ def test_tianshou_collects_a_thousand_steps_with_a_masked_random_policy():
 # -- Gymnasium's vector API (tests/test_vector_autoreset.py has the rest) ----------------------
 def test_gymnasium_make_vec_sync_mode_wraps_skipbo_v0_with_the_mask_in_the_info():
     env = gymnasium.make_vec("SkipBo-v0", num_envs=2, vectorization_mode="sync",
-                             opponents="naive", stock_size=2)
+                             opponents="naive", stock_size=2, illegal_action="raise")
     _, info = env.reset(seed=0)
     for _ in range(50):
         actions = np.array([int(np.flatnonzero(m)[0]) if m.any() else 0

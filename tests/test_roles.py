@@ -125,12 +125,12 @@ def test_an_illegal_action_ends_the_game_as_a_loss_for_the_agent_that_played_it(
     illegal = int(np.flatnonzero(env.observe(offender)["action_mask"] == 0)[0])
     env.step(illegal)
     assert env.game.to_dict() == before  # the game is left as it was
-    assert all(env.terminations.values())
+    assert all(env.terminations.values()) and all(env.truncations.values())
     totals = {a: 0.0 for a in env.agents}
     flags = {}
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()
-        assert term and not obs["action_mask"].any()
+        assert term and trunc and not obs["action_mask"].any()
         totals[agent] += reward
         flags[agent] = info["illegal_action"]
         env.step(None)

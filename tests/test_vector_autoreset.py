@@ -81,8 +81,39 @@ def test_next_step_ignores_the_action_of_a_game_shown_ended_and_allows_every_act
     assert done.any() and info["action_mask"][done].all()
     assert env.action_masks()[done].all()
     actions = _first_legal(info["action_mask"])
-    actions[done] = env.single_action_space.n - 1  # illegal in a real position, ignored here
-    env.step(actions)
+    new_games = env.engine.obs[done].copy()  # the deals waiting to be shown
+    for i in np.flatnonzero(done):  # an action the new game refuses: ignored, not an error
+        actions[i] = np.flatnonzero(~env.engine.masks[i].astype(bool))[0]
+    obs, rew, term, trunc, _ = env.step(actions)
+    assert (rew[done] == 0).all() and not (term | trunc)[done].any()
+    np.testing.assert_array_equal(obs[done], new_games)
+
+
+def test_a_curriculum_step_under_next_step_cuts_games_in_progress_not_the_waiting_deals():
+    env = SkipBoVectorEnv(num_envs=6, opponents="naive", stock_size=2, autoreset_mode="next_step")
+    _, info = env.reset(seed=3)
+    for _ in range(200):
+        _, _, term, trunc, info = env.step(_first_legal(info["action_mask"]))
+        if (term | trunc).any() and not (term | trunc).all():
+            break
+    waiting = term | trunc
+    assert waiting.any() and not waiting.all()
+    env.set_stock_size(3)
+    obs, rew, term, trunc, _ = env.step(_first_legal(info["action_mask"]))
+    assert not (term | trunc)[waiting].any() and (rew[waiting] == 0).all()
+    assert (term | trunc)[~waiting].all()  # the games in progress end: cut off, or won now
+    np.testing.assert_array_equal(obs[waiting], env.engine.obs[waiting])
+    assert env.rules.stock_size == 3
+
+
+def test_make_vec_refuses_what_the_batched_env_cannot_honour_naming_the_sync_mode():
+    for kw, word in [({"illegal_action": "lose"}, "illegal_action"),
+                     ({"render_mode": "rgb_array"}, "render_mode"),
+                     ({"pile_depth": 4}, "pile_depth")]:
+        with pytest.raises(ValueError, match=f"{word}.*vectorization_mode='sync'"):
+            gymnasium.make_vec("SkipBo-v0", num_envs=2, **kw)
+    env = gymnasium.make_vec("SkipBo-v0", num_envs=2, illegal_action="raise", render_mode=None)
+    assert isinstance(env.unwrapped, SkipBoVectorEnv)  # Gymnasium's default for SkipBo-v0
 
 
 def test_every_vector_info_key_comes_with_its_mask():

@@ -208,8 +208,12 @@ def main(argv: list[str] | None = None) -> int:
             import torch  # noqa: F401
             import yaml  # noqa: F401
         except ImportError as err:
-            tr.error(f"skipbo train needs the train extra ({err.name} is not installed): "
-                     f"pip install torch==2.13.0 && pip install -e '.[train]'")
+            missing = (f"skipbo train needs the train extra ({err.name or err} is not "
+                       f"installed): pip install torch==2.13.0 && pip install -e '.[train]'")
+            if {"-h", "--help"} & set(argv[1:]):
+                print(f"{tr.format_usage().strip()}\n\n{missing}")
+                return 0
+            tr.error(missing)
         from ..train.ppo import main as train_main
         return train_main(argv[1:])
     args = parser.parse_args(argv)
@@ -239,7 +243,8 @@ def main(argv: list[str] | None = None) -> int:
 
                 from .web.server import serve
             except ImportError as err:
-                parser.error(f"skipbo serve needs the web extra ({err.name} is not installed): "
+                parser.error(f"skipbo serve needs the web extra ({err.name or err} is not "
+                             f"installed): "
                              f"pip install -e '.[web]'")
             try:
                 extra = {} if args.max_games is None else {"max_games": args.max_games}

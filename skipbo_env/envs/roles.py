@@ -211,9 +211,10 @@ class RolesEnv(AECEnv):
         self._clear_rewards()
         self.rewards[agent] = -1.0
         for a in self.agents:
-            self.terminations[a] = True
+            self.terminations[a] = self.truncations[a] = True  # as PettingZoo's wrapper does
             self.infos[a]["illegal_action"] = a == agent
         self._accumulate_rewards()
+        self._deads_step_first()
 
     def render(self) -> None:
         return None

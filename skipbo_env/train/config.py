@@ -52,7 +52,7 @@ DEFAULTS: dict[str, Any] = {
     },
     "eval": {"every": 100_000, "games": 200, "opponents": ["random", "naive", "greedy"],
              "final_games": 2000, "final_opponents": ["random", "naive", "greedy", "expert"]},
-    "output_dir": "checkpoints",
+    "output_dir": "runs/checkpoints",  # the shipped configs name checkpoints/ themselves
     "log_dir": "runs",  # TensorBoard logs and the learning curve, under <log_dir>/<name>
 }
 

@@ -72,11 +72,25 @@ def _autoreset_mode(mode) -> AutoresetMode:
 
 def make_vector_env(num_envs: int = 1, *, opponents: Any = "expert",
                     autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
-                    **kwargs: Any) -> SkipBoVectorEnv:
+                    illegal_action: str = "raise", render_mode: str | None = None,
+                    pile_depth: int = PILE_DEPTH, **kwargs: Any) -> SkipBoVectorEnv:
     """The `vector_entry_point` of ``SkipBo-v0``: ``gymnasium.make_vec("SkipBo-v0",
-    num_envs=N, vectorization_mode="vector_entry_point", ...)`` builds a `SkipBoVectorEnv` with
-    `SkipBo-v0`'s defaults (opponents ``expert``) in Gymnasium's default autoreset mode,
-    NEXT_STEP. Keywords are `SkipBoVectorEnv`'s."""
+    num_envs=N)`` (Gymnasium picks this entry point by default, and with
+    ``vectorization_mode="vector_entry_point"``) builds a `SkipBoVectorEnv` with `SkipBo-v0`'s
+    defaults (opponents ``expert``) in Gymnasium's default autoreset mode, NEXT_STEP. Other
+    keywords are `SkipBoVectorEnv`'s; of `SkipBo-v0`'s own, those the batched env cannot
+    honour are refused unless at the value it has: it raises on an illegal action
+    (``illegal_action="raise"``), does not render, and observes `PILE_DEPTH` cards a pile."""
+    if illegal_action != "raise":
+        raise ValueError(f"the batched env raises ValueError on an illegal action; "
+                         f"illegal_action={illegal_action!r} needs vectorization_mode='sync' "
+                         f"(SkipBo-v0 stacked)")
+    if render_mode is not None:
+        raise ValueError(f"the batched env does not render; render_mode={render_mode!r} needs "
+                         f"vectorization_mode='sync'")
+    if pile_depth != PILE_DEPTH:
+        raise ValueError(f"the batched env observes {PILE_DEPTH} cards of each pile; "
+                         f"pile_depth={pile_depth!r} needs vectorization_mode='sync'")
     return SkipBoVectorEnv(num_envs=num_envs, opponents=opponents,
                            autoreset_mode=autoreset_mode, **kwargs)
 
@@ -317,7 +331,9 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         self.engine, self.rules, self._next_engine = new, new.rules, None
         if not self._ready:
             return new
-        cut = ~(old.terminated | old.truncated)
+        # A game in progress is cut off; not a game already shown ended whose new deal waits
+        # to be shown (NEXT_STEP): that row shows the new engine's deal instead.
+        cut = ~(old.terminated | old.truncated | self._pending)
         old.final_obs[cut] = old.obs[cut]
         new.state.rng[:] = old.state.rng
         new.state.arng[:] = old.state.arng

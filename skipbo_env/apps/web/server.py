@@ -64,7 +64,7 @@ from typing import Any
 from ... import checks
 from ...players.registry import SCRIPTED, check_player, is_checkpoint, resolve_checkpoint
 from ...rules import VARIANTS
-from ...text import DECK_STYLES
+from ...text import DECK_STYLES, check_deck_style
 from ..session import MAX_OPPONENTS, PlaySession
 
 MAX_BODY = 4096  # bytes: every request the page sends is far smaller
@@ -358,9 +358,10 @@ class TableStore:
         if seed is not None and (not checks.is_integer(seed) or not 0 <= seed < 2**128):
             raise ApiError(400, f"seed must be an integer from 0 to 2**128 - 1, got {seed!r}")
         style = body.get("deck_style", "skipbo")
-        if not (isinstance(style, str) and style in DECK_STYLES):
-            raise ApiError(400, f"deck_style must be one of {', '.join(DECK_STYLES)}, got "
-                                f"{checks.shown(style)}")
+        try:
+            check_deck_style(style)
+        except ValueError as e:
+            raise ApiError(400, str(e)) from None
         unknown = set(body) - {"variant", "opponents", "stock_size", "seed", "deck_style"}
         if unknown:
             raise ApiError(400, f"unknown field(s) {', '.join(map(repr, sorted(unknown)))}")
@@ -555,10 +556,11 @@ def create_app(checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES, *,
         def render(self, content: Any) -> bytes:
             return to_json(content)
 
-    if deck_style not in DECK_STYLES:
-        raise ValueError(f"deck_style must be one of {', '.join(DECK_STYLES)}, got "
-                         f"{checks.shown(deck_style)}")
-    tables = TableStore(tuple(checkpoints), limit, per_client, idle, clock, search_rollouts)
+    check_deck_style(deck_style)
+    # The page lists the checkpoints as given (a shipped one by its name, never its installed
+    # path); the store checks a request's choice against their files.
+    tables = TableStore(tuple(resolve_checkpoint(c) for c in checkpoints), limit, per_client,
+                        idle, clock, search_rollouts)
     pool = ThreadPoolExecutor(max_workers=checks.integer(workers, "workers", minimum=1),
                               thread_name_prefix="skipbo-bots")
 
@@ -745,9 +747,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, checkpoints: tuple[str, ...
     naming `host`:`port` (or its loopback equivalents, or `allow_hosts`) in their Host."""
     import uvicorn
 
-    checkpoints = tuple(resolve_checkpoint(p) for p in checkpoints)  # standard_2p: shipped
-    for path in checkpoints:
-        if not is_checkpoint(path) or not os.path.isfile(path):
+    for path in checkpoints:  # a shipped checkpoint may be named: standard_2p
+        if not is_checkpoint(path) or not os.path.isfile(resolve_checkpoint(path)):
             raise ValueError(f"checkpoint {path} does not exist")
     for spec in allow_hosts:
         if parse_host(_bracket(spec) if _is_ipv6(spec) else spec) is None:
