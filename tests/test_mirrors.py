@@ -22,8 +22,8 @@ MIRROR = re.compile(r"Mirror: ([^\n]+)")
 # Game methods that are no rule of play: the API around the rules, serialisation, helpers.
 NOT_RULES = {"__repr__", "_init_static", "_legal_cached", "_illegal_message", "_building_key",
              "_own_cards", "_targets", "is_over", "truncated", "num_actions", "team_stock_size",
-             "winning_seats", "points", "legal_actions", "action_mask", "describe", "view",
-             "from_view", "card_name", "clone", "to_dict", "from_dict", "source_card",
+             "winning_seats", "won_mask", "points", "legal_actions", "action_mask", "describe",
+             "view", "from_view", "card_name", "clone", "to_dict", "from_dict", "source_card",
              "card_counts"}
 
 

@@ -326,15 +326,19 @@ def test_training_skips_distribution_checks_only_while_it_lasts_and_nan_still_st
     import torch
     from torch.distributions import Categorical, Distribution
 
-    before = Distribution._validate_args
-    with unchecked_distributions():
-        assert Distribution._validate_args is False
-        nan = Categorical(logits=torch.tensor([[0.0, float("nan")]]))  # not checked here ...
-        with pytest.raises(RuntimeError):
-            nan.sample()  # ... but sampling from it fails
-    assert Distribution._validate_args is before
-    with pytest.raises(ValueError):
-        Categorical(logits=torch.tensor([[0.0, float("nan")]]))
+    outside = Distribution._validate_args
+    Distribution.set_default_validate_args(True)  # as torch starts (TorchRL turns it off)
+    try:
+        with unchecked_distributions():
+            assert Distribution._validate_args is False
+            nan = Categorical(logits=torch.tensor([[0.0, float("nan")]]))  # not checked here,
+            with pytest.raises(RuntimeError):
+                nan.sample()  # ... but sampling from it fails
+        assert Distribution._validate_args is True
+        with pytest.raises(ValueError):
+            Categorical(logits=torch.tensor([[0.0, float("nan")]]))
+    finally:
+        Distribution.set_default_validate_args(outside)
 
 
 def test_a_run_started_from_a_checkpoint_starts_from_its_weights(smoke, tmp_path):
