@@ -1,8 +1,11 @@
 """The strength table of docs/agents.md, regenerated with the tournament harness.
 
     python benchmarks/agent_strength.py [--games 10000] [--seed 0] [--skip lookahead]
+                                        [--stall-outcome draw]
 
-Each row is the same as `skipbo tournament --players A,B,... --games N --stock-size S`.
+Each row is the same as `skipbo tournament --players A,B,... --games N --stock-size S`, with
+stalled games drawn (`--stall-outcome draw`, the reading the table was measured under; the
+rules' default, "fewest_stock", decides them: docs/rules.md, "A stalled game").
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import argparse
 
 from skipbo_env import Rules
 from skipbo_env.players.tournament import run_games
+from skipbo_env.rules import STALL_OUTCOMES
 
 MATCHES = [
     # (players, stock size or None for the preset's, share of --games)
@@ -30,6 +34,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=10000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--stall-outcome", default="draw", choices=STALL_OUTCOMES,
+                        help="how a stalled game ends (default: draw, as the table was measured)")
     parser.add_argument("--skip", default="", help="leave out the rows with these players "
                                                    "(comma-separated), e.g. lookahead")
     args = parser.parse_args()
@@ -40,7 +46,9 @@ def main() -> None:
     for players, stock, share in MATCHES:
         if skip & set(players):
             continue
-        overrides = {} if stock is None else {"stock_size": stock}
+        overrides = {"stall_outcome": args.stall_outcome}
+        if stock is not None:
+            overrides["stock_size"] = stock
         rules = Rules.preset("standard", len(players), **overrides)
         result = run_games(rules, players, max(len(players), int(args.games * share)), args.seed,
                            progress=False)

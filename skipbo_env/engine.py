@@ -557,6 +557,19 @@ class Game:
             self.coins[(p + k) % n] += 1
         self.pile_coins[pile] = 0
 
+    def stall_winner(self) -> tuple[int, ...] | None:
+        """The team a stalled game goes to under `rules.stall_outcome` "fewest_stock": the one
+        with the fewest stock cards left, if no other team has as few; else None (a draw, as
+        always under "draw").
+        Mirror: vector.kernels.stall_winner"""
+        if self.rules.stall_outcome != "fewest_stock":
+            return None
+        left = [sum(len(self.stocks[s]) for s in team) for team in self.spec.teams]
+        fewest = min(left)
+        if left.count(fewest) > 1:
+            return None
+        return self.spec.teams[left.index(fewest)]
+
     def _team_stocks_empty(self, p: int) -> bool:
         """Whether seat p's team has no stock card left.
         Mirror: vector.kernels.team_stocks_empty"""
@@ -606,8 +619,9 @@ class Game:
             self._draw(p, self.rules.hand_size - len(self.hands[p]))
 
     def _end_turn(self) -> None:
-        """The turn ends: a round with no card played and nothing to draw draws the game, the
-        turn limit truncates it, else the next player starts.
+        """The turn ends: a round with no card played and nothing to draw ends the game (drawn,
+        or won by the fewest stock cards: `rules.stall_outcome`), the turn limit truncates it,
+        else the next player starts.
         Mirror: vector.kernels.end_turn"""
         self.phase, self.pending_pile, self.pending_toll = Phase.PLAY, None, 0
         self.turn += 1
@@ -616,7 +630,12 @@ class Game:
         else:
             self.stall_turns = 0
         if self.stall_turns >= self.rules.num_players:
-            self.phase, self.winner = Phase.DRAWN, "draw"
+            team = self.stall_winner()
+            if team is None:
+                self.phase, self.winner = Phase.DRAWN, "draw"
+            else:
+                self.phase = Phase.WON
+                self.winner = list(team) if self.rules.teams is not None else team[0]
             return
         if self.turn >= self.rules.max_turns:
             self.phase = Phase.TRUNCATED

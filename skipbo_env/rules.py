@@ -21,6 +21,17 @@ COIN = -1  # the place a coin play ("a coin N", Skip-Bo Masters) takes in a buil
 
 HAND_MODES = ("refill", "stacked")
 
+# How a game ends that nobody can finish: the draw pile and the set-aside cards are gone and a
+# full round passes with no card played (docs/rules.md, "Readings the project chose"). The rule
+# documents are silent; "draw" ends it drawn, "fewest_stock" gives it to the team with the
+# fewest stock cards left (a tie for the fewest is drawn).
+STALL_OUTCOMES = ("draw", "fewest_stock")
+# The default: random players stall almost every game, which under "draw" leaves a learner
+# starting from scratch without a single decided game (measured in docs/rules.md).
+DEFAULT_STALL_OUTCOME = "fewest_stock"
+# Rules dictionaries written before a field existed are read with the value that held then.
+_FIELDS_ADDED_LATER = {"stall_outcome": "draw"}
+
 # Default turn limit: uniformly random play reaches it in under 0.1% of games (none of 2000
 # per preset and player count; benchmarks/turn_limits.py, figures in docs/rules.md).
 DEFAULT_MAX_TURNS = 1000
@@ -119,6 +130,7 @@ class Rules:
     wild_on_wild: bool = True
     coins_per_player: int = 0
     toll_table: tuple[tuple[int, int, int], ...] = ()
+    stall_outcome: str = DEFAULT_STALL_OUTCOME
 
     def __post_init__(self) -> None:
         # Accept lists (from JSON or YAML) but store tuples so the dataclass stays hashable;
@@ -176,9 +188,12 @@ class Rules:
 
     @classmethod
     def from_dict(cls, data: dict) -> Rules:
-        """Rules from the dictionary written by `to_dict` (unknown or missing keys are errors)."""
+        """Rules from the dictionary written by `to_dict` (unknown or missing keys are errors,
+        but for a field added since, which a dictionary written before it may lack: it is read
+        with the value that held then, so `stall_outcome` with "draw")."""
         if not isinstance(data, dict):
             raise ValueError(f"rules must be a dictionary, got {type(data).__name__}")
+        data = {**{k: v for k, v in _FIELDS_ADDED_LATER.items() if k not in data}, **data}
         names = set(cls.field_names())
         unknown = set(data) - names
         missing = names - set(data)
@@ -274,6 +289,9 @@ class Rules:
         if self.deck_size > MAX_DECK_SIZE:
             raise ValueError(f"the deck (max_rank * copies_per_rank + wilds) must hold at most "
                              f"{MAX_DECK_SIZE} cards (MAX_DECK_SIZE), got {self.deck_size}")
+        if not isinstance(self.stall_outcome, str) or self.stall_outcome not in STALL_OUTCOMES:
+            raise ValueError(f"stall_outcome must be one of {STALL_OUTCOMES}, got "
+                             f"{shown(self.stall_outcome)}")
         if not isinstance(self.hand_mode, str) or self.hand_mode not in HAND_MODES:
             raise ValueError(f"hand_mode must be one of {HAND_MODES}, got {shown(self.hand_mode)}")
         if self.hand_mode == "refill" and self.discard_piles < 1:

@@ -246,23 +246,42 @@ def _check_reachable(g: Game, rules: Rules) -> None:
     elif phase == Phase.TRUNCATED and turn != rules.max_turns:
         raise ValueError(f"turn is {turn}: a game is truncated when its turn reaches max_turns "
                          f"{rules.max_turns}, not before")
-    # Stalled turns: a full round of them (one per seat) draws the game.
+    # Stalled turns: a full round of them (one per seat) ends the game, drawn or (under
+    # stall_outcome "fewest_stock") won by the one team with the fewest stock cards.
     if stall > turn:
         raise ValueError(f"stall_turns is {shown(stall)}, more than the {turn} turns played")
-    if phase == Phase.DRAWN:
+    stall_won = phase == Phase.WON and any(g.stocks[s] for s in g.winning_seats())
+    if stall_won:
+        why = f"winner {shown(g.winner)} still has stock cards, so the game was won by "
+        if rules.stall_outcome != "fewest_stock":
+            raise ValueError(why + "a stalled round, which only stall_outcome 'fewest_stock' "
+                             f"allows (it is {rules.stall_outcome!r})")
+        team = g.stall_winner()
+        if team is None or set(team) != set(g.winning_seats()):
+            who = ("no team: two or more tie for the fewest stock cards" if team is None
+                   else f"seats {list(team)}, with the fewest stock cards")
+            raise ValueError(why + f"a stalled round, which here goes to {who}")
+    if phase == Phase.DRAWN or stall_won:
+        ended = "drawn" if phase == Phase.DRAWN else "won with stock cards left"
+        but = "" if phase == Phase.DRAWN else (
+            f"winner {shown(g.winner)} still has stock cards, so a stalled round ended the "
+            f"game, but ")
         if stall != n:
-            raise ValueError(f"stall_turns is {stall}: a game is drawn after {n} turns in a row "
-                             f"with no card played and nothing to draw")
+            raise ValueError(f"{but}stall_turns is {stall}: a game is {ended} only after {n} "
+                             f"turns in a row with no card played and nothing to draw")
         if left:
-            raise ValueError(f"draw_pile and set_aside hold {left} cards: a game is drawn only "
-                             f"when nothing is left to draw")
+            raise ValueError(f"{but}draw_pile and set_aside hold {left} cards: a game is "
+                             f"{ended} only when nothing is left to draw")
         if g.played_this_turn:
-            raise ValueError("played_this_turn is true: a game is drawn by a turn with no card "
-                             "played")
+            raise ValueError(f"{but}played_this_turn is true: a game is {ended} by a turn with "
+                             f"no card played")
+        team = g.stall_winner()
+        if phase == Phase.DRAWN and team is not None:
+            raise ValueError(f"stall_outcome is 'fewest_stock' and seats {list(team)} have the "
+                             f"fewest stock cards, so the stalled game is theirs, not drawn")
     elif stall >= n:
         raise ValueError(f"stall_turns is {stall}: {n} turns in a row with no card played and "
-                         f"nothing to draw end the game as a draw, but the phase is "
-                         f"{phase.value!r}")
+                         f"nothing to draw end the game, but the phase is {phase.value!r}")
     elif stall and not g.played_this_turn and left:
         raise ValueError(f"stall_turns is {stall}, counting turns with nothing to draw, but "
                          f"draw_pile and set_aside hold {left} cards and no card was played "
@@ -272,10 +291,8 @@ def _check_reachable(g: Game, rules: Rules) -> None:
                          f"restarts the count")
     # Stocks and the winner: the game is won the moment a team's stocks are all empty.
     empty = [team for team in g.spec.teams if all(not g.stocks[s] for s in team)]
-    if phase == Phase.WON:
+    if phase == Phase.WON and not stall_won:  # a stalled game's winner is checked above
         winners = g.winning_seats()
-        if any(g.stocks[s] for s in winners):
-            raise ValueError(f"winner {shown(g.winner)} still has stock cards")
         if len(empty) > 1:
             raise ValueError(f"seats {[list(t) for t in empty]} all have empty stocks; the game "
                              f"ends when the first team's stock runs out")

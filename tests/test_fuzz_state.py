@@ -69,13 +69,15 @@ def assert_reachable_relations(game: Game) -> None:
         assert game.turn < rules.max_turns
     if game.truncated:
         assert game.turn == rules.max_turns
-    if game.phase == Phase.DRAWN:
+    stall_won = game.phase == Phase.WON and any(game.stocks[s] for s in game.winning_seats())
+    if game.phase == Phase.DRAWN or stall_won:
         assert game.stall_turns == n and not game.draw_pile and not game.set_aside
+        assert (game.stall_winner() is not None) == stall_won
     else:
         assert game.stall_turns < n
     teams = rules.teams or [(p,) for p in range(n)]
     empty = [list(t) for t in teams if all(not game.stocks[s] for s in t)]
-    assert empty == ([game.winning_seats()] if game.phase == Phase.WON else [])
+    assert empty == ([game.winning_seats()] if game.phase == Phase.WON and not stall_won else [])
 
 
 def assert_invariants(game: Game, state: dict, seed: int) -> None:
@@ -272,7 +274,7 @@ def test_a_game_is_truncated_only_when_its_turn_reaches_max_turns():
 def test_a_full_round_of_stalled_turns_cannot_leave_the_game_active():
     d = _state()
     d.update(stall_turns=2)
-    _refused(d, "stall_turns is 2", "end the game as a draw")
+    _refused(d, "stall_turns is 2", "nothing to draw end the game")
 
 
 def test_stalled_turns_count_only_turns_with_nothing_to_draw():
@@ -290,7 +292,52 @@ def test_a_drawn_game_has_nothing_left_to_draw():
 def test_a_drawn_game_follows_a_full_round_of_stalled_turns():
     d = _state()
     d.update(phase="drawn", winner="draw", stall_turns=1)
-    _refused(d, "stall_turns is 1", "a game is drawn after 2 turns")
+    _refused(d, "stall_turns is 1", "a game is drawn only after 2 turns")
+
+
+def _stalled(outcome: str, stocks=([11], [9, 8])) -> dict:
+    """A game that the round just played with nothing to draw and no card played ended."""
+    rules = Rules.preset("standard", 2, copies_per_rank=1, wilds=0, stock_size=2,
+                         stall_outcome=outcome)
+    game = position(rules, building=[[1, 2, 3, 4], [], [], []],
+                    players=[{"hand": [12], "stock": list(stocks[0]),
+                              "discard_piles": [[6, 7], [], [], []]},
+                             {"hand": [10], "stock": list(stocks[1]),
+                              "discard_piles": [[5], [], [], []]}])
+    game.step(game.layout.discard(12, 1))
+    game.step(game.layout.discard(10, 1))
+    assert game.is_over
+    return game.to_dict()
+
+
+def test_a_stalled_game_won_with_stock_cards_left_loads_under_fewest_stock():
+    d = _stalled("fewest_stock")
+    game = Game.from_dict(d)
+    assert game.phase == "won" and game.winner == 0 and game.to_dict() == d
+
+
+def test_a_game_won_with_stock_cards_left_is_refused_under_the_draw_reading():
+    d = _stalled("fewest_stock")
+    d["rules"]["stall_outcome"] = "draw"
+    _refused(d, "winner 0 still has stock cards", "only stall_outcome 'fewest_stock' allows")
+
+
+def test_a_stalled_game_goes_to_the_team_with_the_fewest_stock_cards_and_no_other():
+    d = _stalled("fewest_stock")
+    d["winner"] = 1
+    _refused(d, "winner 1 still has stock cards", "goes to seats [0], with the fewest")
+
+
+def test_under_fewest_stock_a_drawn_game_is_a_tie_for_the_fewest_stock_cards():
+    d = _stalled("draw")
+    d["rules"]["stall_outcome"] = "fewest_stock"
+    _refused(d, "seats [0] have the fewest stock cards", "not drawn")
+
+
+def test_a_stalled_game_won_with_stock_cards_left_follows_a_full_round_of_stalled_turns():
+    d = _stalled("fewest_stock")
+    d["stall_turns"] = 1
+    _refused(d, "stall_turns is 1", "won with stock cards left only after 2 turns")
 
 
 def _followup() -> tuple[Game, dict]:

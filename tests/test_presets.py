@@ -68,6 +68,9 @@ def test_every_preset_field_can_be_overridden():
     (lambda: Rules.preset("standard", 2, teams=[[0], [0]]), "teams must split seats"),
     (lambda: Rules.preset("standard", 3, teams=[[0, 1], [2]]), "equal size"),
     (lambda: Rules.preset("standard", 2, wild_on_wild="yes"), "wild_on_wild must be"),
+    (lambda: Rules.preset("standard", 2, stall_outcome="lowest_score"),
+     "stall_outcome must be one of ('draw', 'fewest_stock'), got 'lowest_score'"),
+    (lambda: Rules.preset("standard", 2, stall_outcome=1), "stall_outcome must be one of"),
 ])
 def test_impossible_rules_raise_a_value_error_naming_what_is_allowed(call, message):
     with pytest.raises(ValueError) as err:
@@ -151,8 +154,17 @@ def test_teams_and_toll_tables_take_only_integers(overrides):
 def test_rules_from_dict_refuses_wrong_types_and_keys_of_any_type_with_a_value_error():
     d = Rules.preset("standard").to_dict()
     for field, value in [("variant", ["standard"]), ("hand_mode", {"a": 1}), ("wilds", 18.0),
+                         ("stall_outcome", None),
                          ("wild_on_wild", 1), ("max_turns", math.inf), ("stock_size", None)]:
         with pytest.raises(ValueError, match=field):
             Rules.from_dict(dict(d, **{field: value}))
     with pytest.raises(ValueError, match=r"unknown rules field\(s\) \[1, None\]"):
         Rules.from_dict({**d, 1: 2, None: 3})
+
+
+def test_rules_written_before_the_stall_outcome_existed_read_as_a_draw():
+    d = Rules.preset("standard", 2).to_dict()
+    assert d["stall_outcome"] == "fewest_stock"
+    del d["stall_outcome"]
+    assert Rules.from_dict(d).stall_outcome == "draw"
+    assert Rules.from_dict(dict(d, stall_outcome="fewest_stock")).stall_outcome == "fewest_stock"

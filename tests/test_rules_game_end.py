@@ -109,21 +109,67 @@ def test_the_team_also_wins_when_a_player_empties_the_partners_stock():
 
 
 # -- games that cannot progress ------------------------------------------------------------------
-def _stuck(stall_turns=0):
-    rules = Rules.preset("standard", 2, copies_per_rank=1, wilds=0, stock_size=2)
+def _stuck(stall_turns=0, outcome="draw", stocks=([11], [9, 8])):
+    """Nothing left to draw, nobody able to play: player 0 holds 12, player 1 holds 10."""
+    rules = Rules.preset("standard", 2, copies_per_rank=1, wilds=0, stock_size=2,
+                         stall_outcome=outcome)
     return position(rules, building=[[1, 2, 3, 4], [], [], []],
-                    players=[{"hand": [12], "stock": [11], "discard_piles": [[6, 7], [], [], []]},
-                             {"hand": [10], "stock": [9, 8], "discard_piles": [[5], [], [], []]}],
+                    players=[{"hand": [12], "stock": list(stocks[0]),
+                              "discard_piles": [[6, 7], [], [], []]},
+                             {"hand": [10], "stock": list(stocks[1]),
+                              "discard_piles": [[5], [], [], []]}],
                     stall_turns=stall_turns)
+
+
+def _stall(game):
+    play(game, "discard hand 12 -> discard pile 1")
+    assert not game.is_over
+    play(game, "discard hand 10 -> discard pile 1")
+    assert game.is_over
 
 
 def test_a_full_round_with_no_card_played_and_nothing_to_draw_ends_the_game_as_a_draw():
     game = _stuck()
-    play(game, "discard hand 12 -> discard pile 1")
-    assert not game.is_over
-    play(game, "discard hand 10 -> discard pile 1")
-    assert game.is_over and game.phase == "drawn" and game.winner == "draw"
+    _stall(game)
+    assert game.phase == "drawn" and game.winner == "draw"
     assert game.returns() == [0.0, 0.0]
+
+
+def test_under_fewest_stock_a_stalled_game_goes_to_the_player_with_the_fewest_stock_cards():
+    game = _stuck(outcome="fewest_stock")
+    _stall(game)
+    assert game.phase == "won" and game.winner == 0 and game.winning_seats() == [0]
+    assert game.returns() == [1.0, -1.0]
+
+
+def test_under_fewest_stock_a_tie_for_the_fewest_stock_cards_is_a_draw():
+    rules = Rules.preset("standard", 2, copies_per_rank=1, wilds=0, stock_size=2,
+                         stall_outcome="fewest_stock")
+    game = position(rules, building=[[1, 2, 3, 4], [], [], []],
+                    players=[{"hand": [12], "stock": [11], "discard_piles": [[6, 7], [], [], []]},
+                             {"hand": [10], "stock": [9], "discard_piles": [[5], [8], [], []]}])
+    _stall(game)
+    assert game.phase == "drawn" and game.winner == "draw" and game.returns() == [0.0, 0.0]
+
+
+def test_under_fewest_stock_a_stalled_partnership_goes_to_the_team_with_the_fewest_stock_cards():
+    rules = Rules.preset("partnership", 4, copies_per_rank=1, wilds=0, stock_size=2,
+                         stall_outcome="fewest_stock")
+    # Team (0, 2) holds 1 + 2 stock cards, team (1, 3) 1 + 1: fewer together.
+    game = position(rules, building=[[1, 2, 3], [], [], []], players=[
+        {"hand": [12], "stock": [11]}, {"hand": [10], "stock": [9]},
+        {"hand": [8], "stock": [7, 6]}, {"hand": [5], "stock": [4]}])
+    for card in (12, 10, 8):
+        play(game, f"discard hand {card} -> discard pile 0")
+        assert not game.is_over
+    play(game, "discard hand 5 -> discard pile 0")
+    assert game.phase == "won" and game.winner == [1, 3]
+    assert game.returns() == [-1.0, 1.0, -1.0, 1.0]
+
+
+def test_the_default_outcome_of_a_stalled_game_is_the_fewest_stock_cards():
+    assert Rules.preset("standard", 2).stall_outcome == "fewest_stock"
+    assert Rules.preset("junior", 3).stall_outcome == "fewest_stock"
 
 
 def test_a_card_reaching_a_building_pile_restarts_the_round():
@@ -177,9 +223,14 @@ def test_a_partnership_scores_as_a_team():
 
 def test_a_drawn_game_scores_nothing():
     game = _stuck()
-    play(game, "discard hand 12 -> discard pile 1")
-    play(game, "discard hand 10 -> discard pile 1")
+    _stall(game)
     assert game.points() == [0, 0]
+
+
+def test_a_stalled_game_won_by_the_fewest_stock_cards_scores_as_a_win():
+    game = _stuck(outcome="fewest_stock")
+    _stall(game)
+    assert game.points() == [25 + 5 * 2, 0]
 
 
 def _finish(game):

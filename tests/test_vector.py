@@ -15,7 +15,7 @@ from skipbo_env import Game, Rules
 from skipbo_env.observation import ObservationEncoder
 from skipbo_env.players.registry import make_agent
 from skipbo_env.players.scripted import ExpertAgent
-from skipbo_env.rules import VARIANTS, allowed_players
+from skipbo_env.rules import STALL_OUTCOMES, VARIANTS, allowed_players
 from skipbo_env.vector import SkipBoVectorEnv, VectorEngine, sb3_vec_env
 from skipbo_env.vector import kernels as K
 from skipbo_env.vector import players as KA
@@ -70,6 +70,8 @@ def _drive(engine: VectorEngine, steps: int, seed: int, check_agents: bool = Fal
                 seen["reshuffles"] += 1
             if game.is_over:
                 seen[game.phase] += 1
+                if game.stall_turns == rules.num_players:
+                    seen[f"stalled_{game.phase}"] += 1
                 seen["team_wins"] += game.phase == "won" and rules.teams is not None
                 assert engine.terminated[i] == (game.phase != "truncated")
                 assert engine.truncated[i] == (game.phase == "truncated")
@@ -112,21 +114,25 @@ def test_the_batched_engine_deals_steps_observes_and_scores_as_the_reference(var
 SHORT_DECK_CASES = [("standard", 2), ("junior", 2), ("masters", 3), ("partnership", 4)]
 
 
-def _short_deck(variant: str, players: int, max_turns: int) -> VectorEngine:
+def _short_deck(variant: str, players: int, max_turns: int, **overrides) -> VectorEngine:
     """A short deck, so the draw pile runs out and set-aside cards get reshuffled."""
     rules = Rules.preset(variant, players)
     return VectorEngine(variant, players, num_games=ROWS, max_turns=max_turns, stock_size=10,
-                        copies_per_rank=rules.copies_per_rank // 2 + 1)
+                        copies_per_rank=rules.copies_per_rank // 2 + 1, **overrides)
 
 
+@pytest.mark.parametrize("outcome", STALL_OUTCOMES)
 @pytest.mark.parametrize("variant,players", SHORT_DECK_CASES)
-def test_reshuffles_and_stalled_draws_match_the_reference(variant, players):
+def test_reshuffles_and_stalled_games_match_the_reference(variant, players, outcome):
     # Reshuffles draw the generator's own numbers; with nothing left to draw, a round without
-    # a card played ends the game drawn (play is compulsory in the junior games: no stalls).
-    engine = _short_deck(variant, players, max_turns=120)
+    # a card played ends the game, drawn or won by the fewest stock cards (play is compulsory
+    # in the junior games: no stalls).
+    engine = _short_deck(variant, players, max_turns=120, stall_outcome=outcome)
     seen = _drive(engine, steps=400, seed=5)
     assert seen["reshuffles"] > 0
-    assert seen["drawn"] > 0 or engine.rules.stacked
+    if not engine.rules.stacked:
+        assert seen["stalled_won" if outcome == "fewest_stock" else "stalled_drawn"] > 0
+        assert outcome == "fewest_stock" or not seen["stalled_won"]
 
 
 @pytest.mark.parametrize("variant,players", SHORT_DECK_CASES)

@@ -10,8 +10,11 @@ import sys
 import numpy as np
 
 from ..engine import Game
-from ..rules import VARIANTS, Rules
+from ..rules import STALL_OUTCOMES, VARIANTS, Rules
 from ..text import DECK_STYLES, render_table
+
+# How `skipbo evaluate` names each stall_outcome in its heading.
+_STALLED = {"draw": "drawn", "fewest_stock": "to the fewest stock cards"}
 
 
 def _ranged(kind, what: str, low, high=None):
@@ -59,6 +62,8 @@ def tournament(args) -> dict:
 
     names = [name.strip() for name in args.players.split(",") if name.strip()]
     overrides = {} if args.stock_size is None else {"stock_size": args.stock_size}
+    if args.stall_outcome is not None:
+        overrides["stall_outcome"] = args.stall_outcome
     if args.round_robin:
         rules = Rules.preset(args.variant, 2, **overrides)
         result = harness.round_robin(rules, names, args.games, args.seed, args.workers,
@@ -91,20 +96,25 @@ def evaluate(args) -> dict:
     args.checkpoint = resolve_checkpoint(args.checkpoint)  # standard_2p: the shipped one
     check_checkpoint(args.checkpoint)
     card = model_card(args.checkpoint) or {}
+    overrides = {}
     if args.variant is None and "rules" in card:
         base = Rules.from_dict(card["rules"])
         variant, players = base.variant, base.num_players
-        stock = args.stock_size or base.stock_size
+        overrides = {"stock_size": args.stock_size or base.stock_size,
+                     "stall_outcome": base.stall_outcome}  # the rules it was trained under
     else:
         variant, players = args.variant or "standard", 2
-        stock = args.stock_size
+        if args.stock_size is not None:
+            overrides["stock_size"] = args.stock_size
+    if args.stall_outcome is not None:
+        overrides["stall_outcome"] = args.stall_outcome
     names = [name.strip() for name in args.opponents.split(",") if name.strip()]
     for name in names:
         check_player(name, what="opponent", checkpoints=False)
-    rules = Rules.preset(variant, players, **({} if stock is None else {"stock_size": stock}))
+    rules = Rules.preset(variant, players, **overrides)
     results = {}
     print(f"{args.checkpoint}: {variant}, {players} players, stock {rules.stock_size}, "
-          f"seat-rotated")
+          f"stalled games {_STALLED[rules.stall_outcome]}, seat-rotated")
     for name in names:
         seats = [args.checkpoint] + [name] * (players - 1)
         result = harness.run_games(rules, seats, args.games, args.seed, args.workers,
@@ -139,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
                         "--round-robin the agents to pair off")
     t.add_argument("--games", type=_positive, default=1000)
     t.add_argument("--stock-size", type=_positive, default=None)
+    t.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None,
+                   help="how a game nobody can finish ends (default: the rules' default, "
+                        "fewest_stock)")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--workers", type=_positive, default=None, help="processes (default: all cores)")
     t.add_argument("--round-robin", action="store_true",
@@ -155,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="default: the variant in the checkpoint's model card")
     ev.add_argument("--stock-size", type=_positive, default=None,
                    help="default: the stock size in the model card")
+    ev.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None,
+                    help="how a game nobody can finish ends (default: as in the model card; "
+                         "a card written before the option: draw)")
     ev.add_argument("--seed", type=int, default=0)
     ev.add_argument("--workers", type=_positive, default=None)
     ev.add_argument("--json", default=None, help="also write the results to this file")

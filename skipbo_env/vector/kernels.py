@@ -63,6 +63,7 @@ PARAMS = (
     # the rules
     "n", "b", "d", "hs", "top", "r", "stacked", "coins", "wow", "stock", "maxt", "deck",
     "teams",  # players, building and discard piles, hand size, max rank, card ids, ...
+    "fewest",  # stall_outcome: 1 for "fewest_stock", 0 for "draw"
     # the action layout (skipbo_env/actions.py)
     "hsrc", "tm", "stocksrc", "nplays", "dbase", "cbase", "pbase", "npurch", "pay", "decline",
     "end", "a",
@@ -358,9 +359,30 @@ def team_stocks_empty(st, tb, g, p):
 
 
 @jit(inline="always")
+def stall_winner(st, tb, g):
+    """The first seat of the team a stalled game goes to under stall_outcome "fewest_stock"
+    (the one team with the fewest stock cards left), else -1: a draw.
+    Mirror: engine.Game.stall_winner"""
+    lens, prm, teams = st.lens, tb.prm, tb.teams
+    if prm.fewest == 0:
+        return -1
+    best, winner = -1, -1
+    for t in range(teams.shape[0]):
+        left = 0
+        for s in teams[t]:
+            left += lens[g, prm.stocks + s]
+        if best < 0 or left < best:
+            best, winner = left, teams[t, 0]
+        elif left == best:
+            winner = -1
+    return winner
+
+
+@jit(inline="always")
 def end_turn(st, tb, g):
-    """The turn ends: a round with no card played and nothing to draw draws the game, the
-    turn limit truncates it, else the next player starts.
+    """The turn ends: a round with no card played and nothing to draw ends the game (drawn,
+    or won by the fewest stock cards: stall_outcome), the turn limit truncates it, else the
+    next player starts.
     Mirror: engine.Game._end_turn"""
     lens, scal, prm = st.lens, st.scal, tb.prm
     scal[g, S.phase] = PLAY
@@ -372,7 +394,12 @@ def end_turn(st, tb, g):
     else:
         scal[g, S.stall] = 0
     if scal[g, S.stall] >= prm.n:
-        scal[g, S.phase] = DRAWN
+        winner = stall_winner(st, tb, g)
+        if winner < 0:
+            scal[g, S.phase] = DRAWN
+        else:
+            scal[g, S.phase] = WON
+            scal[g, S.win] = winner
         return
     if scal[g, S.turn] >= prm.maxt:
         scal[g, S.phase] = TRUNCATED

@@ -75,6 +75,7 @@ def parameters(rules: Rules, spec: GameSpec, encoder: ObservationEncoder):
         n=n, b=b, d=d, hs=hs, top=rules.max_rank, r=rules.num_card_ids, stacked=rules.stacked,
         coins=rules.coins_per_player, wow=rules.wild_on_wild, stock=rules.stock_size,
         maxt=rules.max_turns, deck=rules.deck_size, teams=rules.teams is not None,
+        fewest=rules.stall_outcome == "fewest_stock",
         hsrc=layout.hand_sources, tm=layout.teammates, stocksrc=layout.stock_source,
         nplays=layout.num_plays, dbase=layout.discard_base, cbase=layout.coin_base,
         pbase=layout.purchase_base, npurch=layout.num_purchases,
