@@ -215,3 +215,27 @@ def test_the_clone_capacity_benchmark_refuses_bad_options(option, problem):
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "clone_capacity.py"),
                              *option], capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert result.returncode == 2 and problem in result.stderr, result.stderr
+
+
+def test_the_stall_outcome_benchmark_prints_decided_games_under_both_readings():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "stall_outcome.py"),
+                             "--games", "4", "--variants", "short",
+                             "--pairings", "random,random"],
+                            capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    header, row = result.stdout.strip().splitlines()
+    assert "decided, draw" in header and "decided, fewest_stock" in header
+    assert re.fullmatch(r"short +random,random +4 +0\.0% +\d+\.\d% +100\.0%", row), row
+
+
+def test_the_policy_parts_benchmark_prints_each_hybrids_win_rate_against_expert():
+    pytest.importorskip("sb3_contrib")
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "policy_parts.py"),
+                             "short_2p", "--games", "2", "--parts", "discards,all",
+                             "--workers", "1"],
+                            capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.strip().splitlines()
+    assert "against expert, 2 seat-rotated games per part" in lines[0]
+    assert [line.split()[0] for line in lines[2:]] == ["discards", "all"]
+    assert all(re.fullmatch(r"\S+ +\d+\.\d% +\d+\.\d% - \d+\.\d%", line) for line in lines[2:])

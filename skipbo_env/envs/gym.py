@@ -148,6 +148,8 @@ class SkipBoEnv(gym.Env):
         self.seat = 0
         self._seats: dict[int, Callable] = {}
         self._ended = False
+        self._mask: np.ndarray = np.zeros(0, dtype=np.int8)
+        self._mask_of: list[int] | None = None  # the legal-action list `_mask` was built from
 
     # -- gymnasium API ----------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -229,7 +231,12 @@ class SkipBoEnv(gym.Env):
             return np.zeros(self.layout.size, dtype=np.int8)
         if self.game.is_over:
             return np.ones(self.layout.size, dtype=np.int8)
-        return self.game.action_mask()
+        # Built once per position: `_info` and MaskablePPO's own call both ask for it. The
+        # game's cached legal-action list is new after every change, so it keys the mask.
+        legal = self.game._legal_cached()
+        if self._mask_of is not legal:
+            self._mask, self._mask_of = self.game.action_mask(), legal
+        return self._mask
 
     def render(self) -> str | np.ndarray | None:  # type: ignore[override]
         return render_env(self.game, self.render_mode)
