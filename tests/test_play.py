@@ -309,3 +309,21 @@ def test_skipbo_play_and_watch_take_the_playing_cards_deck_style():
                             "--deck-style", "playing-cards"], capture_output=True, text=True,
                            timeout=120)
     assert watch.returncode == 0 and "Skip-Bo ->" not in watch.stdout
+
+
+@pytest.mark.parametrize("outcome, said", [
+    ("fewest_stock", "you win with the fewest stock cards left, after a full round with no "
+                     "card played and nothing left to draw"),
+    ("draw", "drawn: a full round with no card played and nothing left to draw")])
+def test_a_stalled_game_says_how_it_ended(outcome, said):
+    from positions import position
+
+    s = PlaySession("standard", "naive", seed=0, copies_per_rank=1, wilds=0, stock_size=2,
+                    stall_outcome=outcome)
+    game = position(s.rules, building=[[1, 2, 3, 4], [], [], []],
+                    players=[{"hand": [12], "stock": [11], "discard_piles": [[6, 7], [], [], []]},
+                             {"hand": [10], "stock": [9, 8], "discard_piles": [[5], [], [], []]}])
+    game.step(game.layout.discard(12, 1))
+    game.step(game.layout.discard(10, 1))
+    s.match.game = game
+    assert s.human == 0 and s.result() == said

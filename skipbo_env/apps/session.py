@@ -232,14 +232,21 @@ class PlaySession:
         game = self.game
         if not game.is_over:
             return None
+        stalled = "a full round with no card played and nothing left to draw"
         if game.phase == Phase.WON:
             winners = game.winning_seats()
             if self.human in winners:
-                return "you win" if len(winners) == 1 else "your team wins"
-            return " and ".join(f"player {w} ({self.names[w]})" for w in winners) + " win" + \
-                ("s" if len(winners) == 1 else "")
+                said = "you win" if len(winners) == 1 else "your team wins"
+            else:
+                said = " and ".join(f"player {w} ({self.names[w]})" for w in winners) + \
+                    " win" + ("s" if len(winners) == 1 else "")
+            if any(game.stocks[w] for w in winners):  # a stalled game (stall_outcome)
+                said += f" with the fewest stock cards left, after {stalled}"
+            return said
         if game.phase == Phase.DRAWN:
-            return "drawn: a full round with no card played and nothing left to draw"
+            tie = ", and a tie for the fewest stock cards" \
+                if self.rules.stall_outcome == "fewest_stock" else ""
+            return f"drawn: {stalled}{tie}"
         return f"stopped at the turn limit ({self.rules.max_turns} turns)"
 
     def public_state(self) -> dict:
