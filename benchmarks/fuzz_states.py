@@ -255,13 +255,25 @@ def unreachable(game: Game) -> str | None:
         return f"phase {phase} at turn {game.turn}, not below max_turns {rules.max_turns}"
     if phase == "truncated" and game.turn != rules.max_turns:
         return f"truncated at turn {game.turn}, not at max_turns {rules.max_turns}"
-    if phase == "drawn" and (game.stall_turns != n or game.draw_pile or game.set_aside):
-        return "drawn without a full round of stalled turns with nothing to draw"
-    if phase != "drawn" and game.stall_turns >= n:
-        return f"stall_turns {game.stall_turns} with {n} players in phase {phase}"
     teams = rules.teams or [(p,) for p in range(n)]
+    # A full round of stalled turns ends the game: drawn, or under stall_outcome
+    # "fewest_stock" won by the one team with the fewest stock cards left (a tie is drawn).
+    left = [sum(len(game.stocks[s]) for s in t) for t in teams]
+    fewest = [list(t) for t, k in zip(teams, left) if k == min(left)]
+    stall_team = fewest[0] if rules.stall_outcome == "fewest_stock" and len(fewest) == 1 \
+        else None
+    stalled = game.stall_turns >= n
+    if stalled and (game.stall_turns != n or game.draw_pile or game.set_aside):
+        return f"stall_turns {game.stall_turns} without a full round of stalled turns with " \
+               f"nothing to draw"
+    if stalled and phase != ("drawn" if stall_team is None else "won"):
+        return f"stall_turns {game.stall_turns} with {n} players in phase {phase}"
+    if stalled and stall_team is not None and sorted(game.winning_seats()) != stall_team:
+        return f"a stalled game won by {game.winner}, not by {stall_team}, the fewest stock cards"
+    if phase == "drawn" and not stalled:
+        return "drawn without a full round of stalled turns with nothing to draw"
     empty = [list(t) for t in teams if all(not game.stocks[s] for s in t)]
-    if phase == "won" and empty != [game.winning_seats()]:
+    if phase == "won" and not stalled and empty != [game.winning_seats()]:
         return f"won by {game.winner} with the empty stocks of {empty}"
     if phase != "won" and empty:
         return f"seats {empty[0]} have empty stocks in phase {phase}"

@@ -40,7 +40,7 @@ def _drive(engine: VectorEngine, steps: int, seed: int, check_agents: bool = Fal
     refs = {name: make_agent(name) for name in ("naive", "greedy")}
     seen = dict.fromkeys(("positions", "reshuffles", "won", "drawn", "truncated", "coin_plays",
                           "purchases", "tolls_paid", "tolls_declined", "coins_handed_out",
-                          "teammate_plays", "team_wins"), 0)
+                          "teammate_plays", "team_wins", "stalled_won", "stalled_drawn"), 0)
     for _ in range(steps):
         for i, game in enumerate(games):
             where = f"row {i}, turn {game.turn}"
