@@ -30,7 +30,7 @@ STALL_OUTCOMES = ("draw", "fewest_stock")
 # starting from scratch without a single decided game (measured in docs/rules.md).
 DEFAULT_STALL_OUTCOME = "fewest_stock"
 # Rules dictionaries written before a field existed are read with the value that held then.
-_FIELDS_ADDED_LATER = {"stall_outcome": "draw"}
+FIELDS_ADDED_LATER = {"stall_outcome": "draw"}
 
 # Default turn limit: uniformly random play reaches it in under 0.1% of games (none of 2000
 # per preset and player count; benchmarks/turn_limits.py, figures in docs/rules.md).
@@ -193,7 +193,7 @@ class Rules:
         with the value that held then, so `stall_outcome` with "draw")."""
         if not isinstance(data, dict):
             raise ValueError(f"rules must be a dictionary, got {type(data).__name__}")
-        data = {**{k: v for k, v in _FIELDS_ADDED_LATER.items() if k not in data}, **data}
+        data = {**{k: v for k, v in FIELDS_ADDED_LATER.items() if k not in data}, **data}
         names = set(cls.field_names())
         unknown = set(data) - names
         missing = names - set(data)
