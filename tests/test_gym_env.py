@@ -102,6 +102,21 @@ def test_stock_reward_adds_a_shaping_reward_per_stock_card_the_learner_plays():
     assert reward == pytest.approx(0.1)
 
 
+def test_opponent_stock_reward_adds_a_shaping_reward_per_stock_card_the_opponents_play():
+    # The learner can only discard; then naive, holding five 9s from the draw pile, plays
+    # its stock top 3 and nothing else before the learner's next turn.
+    rules = Rules.preset("standard", 2)
+    game = position(rules, building=[[1, 2]], draw_pile=[9] * 5,
+                    players=[{"hand": [10, 10, 10, 10, 11], "stock": [8, 7]},
+                             {"stock": [12, 3]}])
+    env = SkipBoEnv("standard", 2, opponents="naive", seat=0, stock_reward=0.5,
+                    opponent_stock_reward=-0.1)
+    env.reset(seed=0, options={"state": game.to_dict()})
+    _, reward, _, _, _ = env.step(env.game.legal_actions()[0])
+    assert env.game.current_player == 0 and env.game.stocks[1] == [12]
+    assert reward == pytest.approx(-0.1)
+
+
 def test_an_illegal_action_ends_the_game_as_a_loss_or_raises_if_asked():
     env = SkipBoEnv("standard", 2, opponents="naive", seat=0)
     env.reset(seed=0)
@@ -140,6 +155,7 @@ def test_opponents_are_names_agents_or_callables_one_per_other_seat():
     ({"seat": 2}, "seat must be 'random' or a seat in 0..1"),
     ({"illegal_action": "ignore"}, "illegal_action must be 'lose' or 'raise'"),
     ({"stock_reward": float("nan")}, "stock_reward must be a finite number"),
+    ({"opponent_stock_reward": "lots"}, "opponent_stock_reward must be a finite number"),
     ({"render_mode": "rgb"}, "render_mode must be one of"),
     ({"opponents": "missing/policy.zip"}, "missing/policy.zip"),
 ])

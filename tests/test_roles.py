@@ -189,6 +189,23 @@ def test_stock_reward_pays_each_agent_of_a_team_for_the_teams_stock_plays():
             assert totals[agent] == pytest.approx(0.25 * played + returns[seat])
 
 
+def test_opponent_stock_reward_pays_each_agent_for_the_other_teams_stock_plays():
+    env = RolesEnv("partnership", 4, stock_size=4, opponents={"self_play": 1.0},
+                   stock_reward=0.25, opponent_stock_reward=-0.5, seed=7)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        env.reset()
+        seats = dict(env.seat_of)
+        totals = play_out(env, rng)
+        returns = env.game.returns()
+        for agent, seat in seats.items():
+            team = next(t for t in env.rules.teams if seat in t)
+            played = sum(4 - len(env.game.stocks[p]) for p in team)
+            others = sum(4 - len(s) for s in env.game.stocks) - played
+            assert totals[agent] == pytest.approx(0.25 * played - 0.5 * others
+                                                  + returns[seat])
+
+
 def test_a_bad_stock_reward_is_refused():
     with pytest.raises(ValueError, match="stock_reward must be a finite number"):
         RolesEnv(stock_reward=float("nan"))

@@ -472,6 +472,25 @@ def test_stock_reward_pays_for_each_card_the_learner_plays_from_its_stock():
     assert all(rewards[i] == 0.5 or terminated[i] for i in rows)
 
 
+def test_opponent_stock_reward_pays_per_card_the_other_stocks_lose_until_the_learners_turn():
+    env = SkipBoVectorEnv("short", 2, num_envs=16, opponents="expert", stock_reward=0.5,
+                          opponent_stock_reward=-0.25)
+    env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    checked = 0
+    for _ in range(40):
+        before = [env.game(i) for i in range(env.num_envs)]
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+        _, rewards, terminated, truncated, _ = env.step(actions)
+        for i in np.flatnonzero(~(terminated | truncated)):
+            seat, old, new = env.learner[i], before[i], env.game(i)
+            own = old.team_stock_size(seat) - new.team_stock_size(seat)
+            lost = sum(map(len, old.stocks)) - sum(map(len, new.stocks))
+            assert rewards[i] == pytest.approx(0.5 * own - 0.25 * (lost - own))
+            checked += lost > own
+    assert checked  # steps in which the opponent played from its stock were seen
+
+
 def test_the_vector_env_refuses_bad_options_and_illegal_actions():
     with pytest.raises(ValueError, match="no batched player 'lookahead'"):
         SkipBoVectorEnv(opponents=["lookahead"])
@@ -481,6 +500,8 @@ def test_the_vector_env_refuses_bad_options_and_illegal_actions():
         SkipBoVectorEnv(opponents={"naive": -1})
     with pytest.raises(ValueError, match="stock_reward"):
         SkipBoVectorEnv(stock_reward=float("nan"))
+    with pytest.raises(ValueError, match="opponent_stock_reward must be a finite number"):
+        SkipBoVectorEnv(opponent_stock_reward=float("inf"))
     env = SkipBoVectorEnv(num_envs=2)
     env.reset(seed=0)
     with pytest.raises(ValueError, match="not legal"):

@@ -23,7 +23,8 @@ from skipbo_env.vector.batched import VectorEngine
 e = VectorEngine("standard", 4, num_games=16)  # no reset: only _new_seating compiles
 e.state.arng[:] = np.arange(16, dtype=np.uint64)
 seating = KA.Seating(np.zeros((16, 4), np.int64), np.zeros(16, np.int64),
-                     np.array([0.5, 0.75, 1.0]), np.zeros(16), np.zeros(16, np.int64))
+                     np.array([0.5, 0.75, 1.0]), np.zeros(16), np.zeros(16, np.int64),
+                     np.zeros(16, np.int64), np.zeros(1))
 for g in range(16):
     KA._new_seating(e.state, e.static, seating, -1, g)
 print(seating.learner.tolist())

@@ -9,11 +9,13 @@ the AEC env's ``"observation"``; `action_masks()` returns its legal-action mask 
 sb3-contrib's MaskablePPO expects. Action: ``Discrete(n)``, the layout of
 `skipbo_env.actions`. Reward: +1 win (the learner's team), -1 loss, 0 draw or turn limit
 (truncated), plus ``stock_reward`` for each card the learner's team plays from its stocks
-during the learner's own actions (0 by default: no shaping). An illegal action ends the game
-as a loss (``info["illegal_action"]``) unless ``illegal_action="raise"``. ``info`` has the
-same keys in every step: ``seat``, ``turn``, ``won`` (bool per seat), ``stock_sizes``,
-``illegal_action`` and ``action_mask`` (as `action_masks()`, for libraries that read the mask
-from the info). If the opponents
+during the learner's own actions, plus ``opponent_stock_reward`` for each card the other
+teams' stocks lose from the learner's action to its next turn or the game's end (both 0 by
+default: no shaping; ``opponent_stock_reward=-stock_reward`` shapes by the stock lead).
+An illegal action ends the game as a loss (``info["illegal_action"]``) unless
+``illegal_action="raise"``. ``info`` has the same keys in every step: ``seat``, ``turn``,
+``won`` (bool per seat), ``stock_sizes``, ``illegal_action`` and ``action_mask`` (as
+`action_masks()`, for libraries that read the mask from the info). If the opponents
 finish the game before the learner's first turn (possible only with tiny stocks), `reset`
 returns that end position with every action allowed in the mask, and the next `step` reports
 the result whatever the action.
@@ -109,7 +111,8 @@ class SkipBoEnv(gym.Env):
     def __init__(self, variant: str = "standard", num_players: int = 2,
                  opponents: OpponentSpec | Sequence[OpponentSpec] = "expert",
                  seat: int | str = "random", stock_reward: float = 0.0,
-                 illegal_action: str = "lose", render_mode: str | None = None,
+                 opponent_stock_reward: float = 0.0, illegal_action: str = "lose",
+                 render_mode: str | None = None,
                  pile_depth: int = PILE_DEPTH, **overrides: Any):
         self.rules = Rules.preset(variant, num_players, **overrides)
         n = self.rules.num_players
@@ -119,6 +122,7 @@ class SkipBoEnv(gym.Env):
         seat = checks.seat_or_random(seat, n)
         checks.one_of(illegal_action, ("lose", "raise"), "illegal_action")
         checks.number(stock_reward, "stock_reward")
+        checks.number(opponent_stock_reward, "opponent_stock_reward")
         self._pool = opponents if isinstance(opponents, OpponentPool) else None
         if self._pool is not None:
             specs = [None] * (n - 1)
@@ -138,6 +142,7 @@ class SkipBoEnv(gym.Env):
                 opponent(spec, 0, self.rules)  # checks every spec now
         self.seat_option = seat
         self.stock_reward = float(stock_reward)
+        self.opponent_stock_reward = float(opponent_stock_reward)
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.encoder = ObservationEncoder(self.rules, pile_depth)
@@ -207,9 +212,12 @@ class SkipBoEnv(gym.Env):
             self._ended = True
             return self._observe(), -1.0, True, False, self._info(illegal=True)
         before = game.team_stock_size(self.seat)
+        others = self._others_stock()
         game.step(action)
         reward = self.stock_reward * (before - game.team_stock_size(self.seat))
         self._play_opponents()
+        # Mirror: vector/players.py _others_played.
+        reward += self.opponent_stock_reward * (others - self._others_stock())
         if game.is_over:
             self._ended = True
             reward += game.returns()[self.seat]
@@ -242,6 +250,11 @@ class SkipBoEnv(gym.Env):
         return render_env(self.game, self.render_mode)
 
     # -- internals --------------------------------------------------------------------------
+    def _others_stock(self) -> int:
+        """Stock cards left to the teams other than the learner's."""
+        game = self.game
+        return sum(len(s) for s in game.stocks) - game.team_stock_size(self.seat)
+
     def _play_opponents(self) -> None:
         game = self.game
         while not game.is_over and game.current_player != self.seat:

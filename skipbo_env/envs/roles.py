@@ -16,7 +16,8 @@ observation as ``skipbo_env.env()`` under the key ``observations`` that RLlib's
 action-masking modules expect (PettingZoo's own key is ``observation``). Rewards: as the AEC
 env, +1 to each member of the winning team, -1 to the others, 0 for a draw or truncation,
 plus ``stock_reward`` to every agent of a team for each card that team plays from its stocks
-(shaping, as the Gymnasium env's; 0 by default).
+and ``opponent_stock_reward`` for each card the other teams play from theirs (shaping, as
+the Gymnasium env's; 0 by default).
 Infos: ``{"seat": int, "turn": int, "won": bool array over the seats, "illegal_action":
 bool}`` for every agent from the reset on, one type per key. An illegal action ends the
 game as `skipbo_env.env()` ends it (-1 for the agent that played it, 0 for the others,
@@ -70,10 +71,13 @@ class RolesEnv(AECEnv):
     def __init__(self, variant: str = "standard", num_players: int = 2,
                  opponents: dict[str, float] | None = None, seed: int | None = None,
                  stock_reward: float = 0.0, pile_depth: int = PILE_DEPTH,
-                 illegal_action: str = "lose", **overrides: Any):
+                 illegal_action: str = "lose", opponent_stock_reward: float = 0.0,
+                 **overrides: Any):
         super().__init__()
         self.rules = Rules.preset(variant, num_players, **overrides)
         self.stock_reward = checks.number(stock_reward, "stock_reward")
+        self.opponent_stock_reward = checks.number(opponent_stock_reward,
+                                                   "opponent_stock_reward")
         self.illegal_action = checks.one_of(illegal_action, ("lose", "raise"), "illegal_action")
         self.opponents = check_opponents({SELF_PLAY: 1.0} if opponents is None else opponents)
         n = self.rules.num_players
@@ -177,16 +181,20 @@ class RolesEnv(AECEnv):
         game = self.game
         if self.illegal_action == "lose" and action not in game.legal_actions():
             return self._lose_by_illegal_action(agent)
-        if self.stock_reward:
+        shaping = bool(self.stock_reward or self.opponent_stock_reward)
+        if shaping:
             before = {a: game.team_stock_size(self.seat_of[a]) for a in self.agents}
+            total = sum(len(s) for s in game.stocks)
         game.step(action)  # raises ValueError, naming the legal actions, if illegal
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         self._play_scripted()
-        if self.stock_reward:
+        if shaping:
+            lost = total - sum(len(s) for s in game.stocks)
             for a in self.agents:
                 played = before[a] - game.team_stock_size(self.seat_of[a])
-                self.rewards[a] = self.stock_reward * played
+                self.rewards[a] = (self.stock_reward * played
+                                   + self.opponent_stock_reward * (lost - played))
         if game.is_over:
             returns = game.returns()
             for a in self.agents:

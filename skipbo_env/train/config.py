@@ -32,7 +32,10 @@ DEFAULTS: dict[str, Any] = {
     "opponents": {"random": 1.0},  # scripted players (or checkpoint paths) by weight
     "self_play": {"weight": 0.0, "save_every": 100_000, "pool_size": 10, "refresh": 100},
     "curriculum": [],  # [{until: steps, stock_size: n}, ...], ascending; the last size holds on
-    "stock_reward": 0.0,
+    "stock_reward": 0.0,  # shaping: reward per card the learner's team plays from its stocks
+    # shaping: reward per card the other teams' stocks lose between the learner's move and its
+    # next turn (-stock_reward: the change in the stock lead)
+    "opponent_stock_reward": 0.0,
     # A checkpoint (.zip with its model card) whose policy and value networks start the run
     # instead of fresh ones ("" or null: none); its network must be ppo.net_arch/activation.
     "init": "",
@@ -221,6 +224,7 @@ def validate(raw: dict) -> dict:
         last = stage["until"]
         cfg["curriculum"][i] = stage
     number(cfg["stock_reward"], "stock_reward", minimum=-100, maximum=100)
+    number(cfg["opponent_stock_reward"], "opponent_stock_reward", minimum=-100, maximum=100)
     pt = cfg["pretrain"]
     number(pt["samples"], "pretrain.samples", integer=True, minimum=0, maximum=10**9)
     if not isinstance(pt["teacher"], str) or pt["teacher"] not in SCRIPTED:

@@ -36,7 +36,8 @@ def make_env_fn(cfg: dict, rank: int, pool_dir: str | None):
         pool = OpponentPool(cfg["opponents"], directory=pool_dir, self_play=sp["weight"],
                             refresh=sp["refresh"])
         env = SkipBoEnv(cfg["variant"], cfg["num_players"], opponents=pool, seat="random",
-                        stock_reward=cfg["stock_reward"], **cfg["rules"])
+                        stock_reward=cfg["stock_reward"],
+                        opponent_stock_reward=cfg["opponent_stock_reward"], **cfg["rules"])
         env.reset(seed=cfg["seed"] * 1000 + rank)
         return Monitor(env)
     return build
@@ -55,7 +56,9 @@ def make_vec_env(cfg: dict, n_envs: int, pool_dir: str):
         rules = {**cfg["rules"], "stock_size": stock_size_at(cfg, 0)}  # the curriculum's first
         env = SkipBoVectorEnv(cfg["variant"], cfg["num_players"], num_envs=n_envs,
                               opponents=opponents, seat="random",
-                              stock_reward=cfg["stock_reward"], self_play=sp["weight"],
+                              stock_reward=cfg["stock_reward"],
+                              opponent_stock_reward=cfg["opponent_stock_reward"],
+                              self_play=sp["weight"],
                               pool=pool_dir, pool_size=sp["pool_size"], **rules)
         vec = VecMonitor(sb3_vec_env(env))
         vec.seed(cfg["seed"])

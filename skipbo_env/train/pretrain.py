@@ -33,6 +33,7 @@ def _collect_part(args) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
     cfg, stock, samples, seed = args
     env = SkipBoEnv(cfg["variant"], cfg["num_players"], opponents=OpponentPool(cfg["opponents"]),
                     seat="random", stock_reward=cfg["stock_reward"],
+                    opponent_stock_reward=cfg["opponent_stock_reward"],
                     **{**cfg["rules"], "stock_size": stock})
     teacher = make_agent(cfg["pretrain"]["teacher"], seed)
     gamma = cfg["ppo"]["gamma"]
@@ -78,8 +79,9 @@ def collect_batched(cfg: dict, stock: int, samples: int, seed: int, policy=None)
     opponents = {name: w for name, w in cfg["opponents"].items() if w > 0}
     env = SkipBoVectorEnv(cfg["variant"], cfg["num_players"], num_envs=cfg["n_envs"] or
                           BATCHED_GAMES, opponents=opponents, seat="random",
-                          stock_reward=cfg["stock_reward"], **{**cfg["rules"],
-                                                               "stock_size": stock})
+                          stock_reward=cfg["stock_reward"],
+                          opponent_stock_reward=cfg["opponent_stock_reward"],
+                          **{**cfg["rules"], "stock_size": stock})
     teacher = np.full((env.num_envs, env.rules.num_players),
                       AGENT_NAMES.index(cfg["pretrain"]["teacher"]), dtype=np.int64)
     gamma = cfg["ppo"]["gamma"]

@@ -57,6 +57,7 @@ DEFAULTS: dict[str, Any] = {
     "opponents": {SELF_PLAY: 1.0},
     "self_play": {"frozen_copies": 3, "snapshot_every": 5},
     "stock_reward": 0.0,  # shaping: reward per card the learner's team plays from its stocks
+    "opponent_stock_reward": 0.0,  # shaping: per card the other teams play from their stocks
     "ray": {"num_env_runners": 0, "num_envs_per_env_runner": 1,
             "num_cpus_per_env_runner": 1, "num_learners": 0},
     "ppo": {"lr": 3e-4, "train_batch_size": 4000, "minibatch_size": 256, "num_epochs": 5,
@@ -77,6 +78,7 @@ def validate(raw: dict) -> dict:
     except ValueError as e:
         raise ConfigError(str(e)) from None
     number(cfg["stock_reward"], "stock_reward", minimum=-100, maximum=100)
+    number(cfg["opponent_stock_reward"], "opponent_stock_reward", minimum=-100, maximum=100)
     sp = cfg["self_play"]
     number(sp["frozen_copies"], "self_play.frozen_copies", integer=True, minimum=1,
            maximum=100)
@@ -131,7 +133,7 @@ def self_play(cfg: dict) -> bool:
 def env_config(cfg: dict) -> dict:
     return {"variant": cfg["variant"], "num_players": cfg["num_players"],
             "opponents": cfg["opponents"], "stock_reward": cfg["stock_reward"],
-            **cfg["rules"]}
+            "opponent_stock_reward": cfg["opponent_stock_reward"], **cfg["rules"]}
 
 
 def build_config(cfg: dict):
@@ -292,7 +294,8 @@ def export(checkpoint: str, path: str) -> str:
     env_cfg = _checkpoint_env_config(checkpoint)
     rules = Rules.preset(env_cfg.pop("variant", "standard"), env_cfg.pop("num_players", 2),
                          **{k: v for k, v in env_cfg.items()
-                            if k not in ("opponents", "stock_reward")})
+                            if k not in ("opponents", "stock_reward",
+                                         "opponent_stock_reward")})
     arch = list(module.model_config.get("net_arch", [256, 256]))
     return export_policy(module.get_state(), arch, rules, path,
                          {"rllib_checkpoint": checkpoint})

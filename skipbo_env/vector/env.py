@@ -136,7 +136,9 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
     The single-game spaces and rewards are those of `SkipBo-v0` (`SkipBoEnv`): the learner's
     observation (docs/observation.md), Discrete actions, +1/-1 for a win/loss at the end
     (0 for a draw or a game cut off at the turn limit) plus `stock_reward` per card the
-    learner plays from its team's stocks. `action_masks()` gives the learner's legal actions
+    learner plays from its team's stocks and `opponent_stock_reward` (for a zero-sum shaping,
+    minus `stock_reward`) per card the other teams' stocks lose from the learner's move to its
+    next turn or the game's end. `action_masks()` gives the learner's legal actions
     for sb3-contrib, and ``infos["action_mask"]`` the same as int8.
 
     `autoreset_mode` (Gymnasium's `AutoresetMode` or its value): ``SAME_STEP`` (the default
@@ -156,7 +158,8 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
 
     def __init__(self, variant: str = "standard", num_players: int = 2, num_envs: int = 64,
                  opponents: Any = ("random", "naive", "greedy"), seat: int | str = "random",
-                 stock_reward: float = 0.0, copy: bool = True, self_play: float = 0.0,
+                 stock_reward: float = 0.0, opponent_stock_reward: float = 0.0,
+                 copy: bool = True, self_play: float = 0.0,
                  pool: str | None = None, pool_size: int = 8,
                  autoreset_mode: AutoresetMode | str = AutoresetMode.SAME_STEP,
                  **overrides: Any):
@@ -169,6 +172,8 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         n = self.rules.num_players
         seat = checks.seat_or_random(seat, n)
         self.stock_reward = checks.number(stock_reward, "stock_reward")
+        self.opponent_stock_reward = checks.number(opponent_stock_reward,
+                                                   "opponent_stock_reward")
         self.copy = checks.boolean(copy, "copy")
         self.self_play = checks.number(self_play, "self_play", minimum=0)
         self.pool_size = checks.integer(pool_size, "pool_size", minimum=1, maximum=1024)
@@ -194,7 +199,10 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         self.seating = KA.Seating(kinds=np.zeros((self.num_envs, n), dtype=np.int64),
                                   learner=np.zeros(self.num_envs, dtype=np.int64),
                                   weights=np.ones(1), rewards=np.zeros(self.num_envs),
-                                  status=np.zeros(self.num_envs, dtype=np.int64))
+                                  status=np.zeros(self.num_envs, dtype=np.int64),
+                                  others_before=np.zeros(self.num_envs, dtype=np.int64),
+                                  opponent_stock_reward=np.array(
+                                      [self.opponent_stock_reward]))
         self._set_weights()
         self.learner, self.kinds = self.seating.learner, self.seating.kinds
         self._pending = np.zeros(self.num_envs, dtype=bool)  # NEXT_STEP: shown ended, not yet new

@@ -51,6 +51,10 @@ class Seating(NamedTuple):
     weights: np.ndarray  # cumulative weights over the kinds (AGENT_NAMES, then the slots)
     rewards: np.ndarray  # [games] float64: the learner's reward of the last step
     status: np.ndarray  # [games] int64: LEARNER, PLAYED or REPLACED (below)
+    others_before: np.ndarray  # [games] int64: the other teams' stock cards before the
+    #                            learner's last move (for opponent_stock_reward)
+    opponent_stock_reward: np.ndarray  # [1] float64: the learner's reward per card the other
+    #                                    teams play from their stocks until its next turn
 
 
 @jit(inline="always")
@@ -849,6 +853,7 @@ def _settle(st, tb, buf, seating, seat_option, g):
             break
         if seating.status[g] == PLAYED:
             seat = seating.learner[g]
+            _others_played(st, tb, seating, g)
             if scal[g, S.phase] == WON:
                 won = team_id[scal[g, S.win]] == team_id[seat]
                 seating.rewards[g] += 1.0 if won else -1.0
@@ -861,6 +866,8 @@ def _settle(st, tb, buf, seating, seat_option, g):
     cur = scal[g, S.cur]
     buf.seats[g] = cur
     if cur == seating.learner[g]:
+        if seating.status[g] == PLAYED:
+            _others_played(st, tb, seating, g)
         seating.status[g] = LEARNER
         # Every learner step observes: the mask and the observation inlined, as in
         # kernels.advance.
@@ -905,6 +912,28 @@ def _team_stock(st, tb, g, t):
     return left
 
 
+@jit(inline="always")
+def _others_stock(st, tb, g, t):
+    """Stock cards left to the teams other than t in game g."""
+    lens, prm, team_id = st.lens, tb.prm, tb.team_id
+    left = 0
+    for p in range(prm.n):
+        if team_id[p] != t:
+            left += lens[g, prm.stocks + p]
+    return left
+
+
+@jit
+def _others_played(st, tb, seating, g):
+    """The learner's move in game g is settled (its next turn or the game's end): its reward
+    gains opponent_stock_reward per card the other teams' stocks lost since the move. Mirror:
+    envs/gym.py SkipBoEnv.step."""
+    c = seating.opponent_stock_reward[0]
+    if c != 0.0:
+        t = tb.team_id[seating.learner[g]]
+        seating.rewards[g] += c * (seating.others_before[g] - _others_stock(st, tb, g, t))
+
+
 @jit
 def _step_row(st, tb, buf, seating, seat_option, stock_reward, a, g):
     """Row g of `env_step`; a negative action leaves the row as it is (autoreset mode
@@ -916,6 +945,7 @@ def _step_row(st, tb, buf, seating, seat_option, stock_reward, a, g):
         return
     t = tb.team_id[seating.learner[g]]
     before = _team_stock(st, tb, g, t)
+    seating.others_before[g] = _others_stock(st, tb, g, t)
     step_game(st, tb, g, a)
     seating.rewards[g] = stock_reward * (before - _team_stock(st, tb, g, t))
     buf.terminated[g] = False
