@@ -129,6 +129,10 @@ BAD_VALUES = [
     ("rules", {"copies_per_rank": 10**30}, "variant/num_players/rules"),
     ("curriculum", [{"until": 10**30, "stock_size": 2}], "curriculum\\[0\\].until must be at"),
     ("curriculum", "fast", "curriculum must be a list"),
+    ("pretrain.rollout.enabled", "yes", "pretrain.rollout.enabled must be true or false"),
+    ("pretrain.rollout.margin", -1, "pretrain.rollout.margin must be at least 0"),
+    ("pretrain.rollout.win_bonus", math.nan, "pretrain.rollout.win_bonus must be a finite"),
+    ("pretrain.rollout.enabled", True, "pretrain.rollout.enabled needs vec_env batched"),
     ("log_dir", "runs\0x", "log_dir must be a directory path"),
     ("output_dir", 7, "output_dir must be a directory path"),
 ]
@@ -139,6 +143,17 @@ BAD_VALUES = [
 def test_every_bad_value_stops_with_the_config_error_naming_its_key(key, value, message):
     with pytest.raises(ConfigError, match=message):
         cfgmod.validate(_with(SMOKE, key, value))
+
+
+def test_rollout_labels_need_the_batched_expert_as_teacher():
+    base = {**SMOKE, "vec_env": "batched", "n_envs": 64}
+    base["pretrain"] = {"samples": 200, "teacher": "greedy", "rollout": {"enabled": True}}
+    with pytest.raises(ConfigError, match="rollout.enabled needs vec_env batched and "
+                                          "pretrain.teacher expert"):
+        cfgmod.validate(base)
+    base["pretrain"]["teacher"] = "expert"
+    assert cfgmod.validate(base)["pretrain"]["rollout"] == {"enabled": True, "margin": 1.0,
+                                                           "win_bonus": 10.0}
 
 
 def test_the_cloning_memory_estimate_counts_only_the_samples_held_at_once():

@@ -216,7 +216,7 @@ class SkipBoEnv(gym.Env):
         game.step(action)
         reward = self.stock_reward * (before - game.team_stock_size(self.seat))
         self._play_opponents()
-        # Mirror: vector/players.py _others_played.
+        # As the batched env pays it: vector/players.py, _others_played.
         reward += self.opponent_stock_reward * (others - self._others_stock())
         if game.is_over:
             self._ended = True

@@ -46,7 +46,12 @@ DEFAULTS: dict[str, Any] = {
                  # DAgger after cloning (vec_env batched): per round, `samples` states of the
                  # learner's own play labelled by the teacher, then `epochs` on everything
                  # (aggregate false: on that round's states only).
-                 "dagger": {"rounds": 0, "samples": 200_000, "epochs": 2, "aggregate": True}},
+                 "dagger": {"rounds": 0, "samples": 200_000, "epochs": 2, "aggregate": True},
+                 # vec_env batched, teacher expert: each decision's label is the legal move
+                 # whose rollout in the true game (expert in every seat to the end of the
+                 # learner's next turn) beats expert's by more than `margin` stock cards
+                 # (skipbo_env/vector/rollout.py), else expert's
+                 "rollout": {"enabled": False, "margin": 1.0, "win_bonus": 10.0}},
     "ppo": {
         "learning_rate": 3e-4, "n_steps": 1024, "batch_size": 256, "n_epochs": 10,
         "gamma": 0.995, "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01,
@@ -237,6 +242,13 @@ def validate(raw: dict) -> dict:
     if pt["fresh"] and cfg["vec_env"] != "batched":
         raise ConfigError("pretrain.fresh needs vec_env batched (new decisions for every pass "
                           "come from the batched teacher)")
+    rollout = pt["rollout"]
+    _flag(rollout["enabled"], "pretrain.rollout.enabled")
+    number(rollout["margin"], "pretrain.rollout.margin", minimum=0, maximum=1000)
+    number(rollout["win_bonus"], "pretrain.rollout.win_bonus", minimum=0, maximum=1000)
+    if rollout["enabled"] and (cfg["vec_env"] != "batched" or pt["teacher"] != "expert"):
+        raise ConfigError("pretrain.rollout.enabled needs vec_env batched and pretrain.teacher "
+                          "expert (the rollouts play the batched expert)")
     dagger = pt["dagger"]
     _flag(dagger["aggregate"], "pretrain.dagger.aggregate")
     number(dagger["rounds"], "pretrain.dagger.rounds", integer=True, minimum=0, maximum=1000)

@@ -74,6 +74,7 @@ def collect_batched(cfg: dict, stock: int, samples: int, seed: int, policy=None)
 
     from ..vector import SkipBoVectorEnv
     from ..vector.players import AGENT_NAMES
+    from ..vector.rollout import rollout_labels, scratch_engine
     from .config import BATCHED_GAMES
 
     opponents = {name: w for name, w in cfg["opponents"].items() if w > 0}
@@ -85,6 +86,8 @@ def collect_batched(cfg: dict, stock: int, samples: int, seed: int, policy=None)
     teacher = np.full((env.num_envs, env.rules.num_players),
                       AGENT_NAMES.index(cfg["pretrain"]["teacher"]), dtype=np.int64)
     gamma = cfg["ppo"]["gamma"]
+    rollout = cfg["pretrain"]["rollout"]
+    scratch = scratch_engine(env.engine) if rollout["enabled"] else None
     obs, _ = env.reset(seed=seed)
     if policy is not None:
         torch.manual_seed(seed)
@@ -93,6 +96,9 @@ def collect_batched(cfg: dict, stock: int, samples: int, seed: int, policy=None)
     while int((last + 1).sum()) < samples:
         masks = env.action_masks()
         labels = env.engine.scripted_actions(teacher).copy()
+        if scratch is not None:
+            labels = rollout_labels(env.engine, labels, scratch, margin=rollout["margin"],
+                                    win_bonus=rollout["win_bonus"])
         if policy is None:
             actions = labels
         else:
@@ -226,7 +232,7 @@ def behaviour_clone(model, cfg: dict, stock: int, workers: int = 1, log=print) -
         fit(policy, data, train, pt["epochs"], cfg, gen, log, "pretrain")
     O, M, A, _ = data  # noqa: E741
     summary = {"teacher": pt["teacher"], "samples": int(n), "epochs": pt["epochs"],
-               "fresh": pt["fresh"], "stock_size": stock,
+               "fresh": pt["fresh"], "stock_size": stock, "rollout": dict(pt["rollout"]),
                "train_accuracy": round(agreement(policy, O[train], M[train], A[train]), 4),
                "validation_accuracy": round(agreement(policy, *val_set), 4)}
     log(f"pretrain: {n} samples, agreement with {pt['teacher']} on held-out decisions "

@@ -926,8 +926,8 @@ def _others_stock(st, tb, g, t):
 @jit
 def _others_played(st, tb, seating, g):
     """The learner's move in game g is settled (its next turn or the game's end): its reward
-    gains opponent_stock_reward per card the other teams' stocks lost since the move. Mirror:
-    envs/gym.py SkipBoEnv.step."""
+    gains opponent_stock_reward per card the other teams' stocks lost since the move, as the
+    single-game env's step pays it (envs/gym.py, SkipBoEnv.step)."""
     c = seating.opponent_stock_reward[0]
     if c != 0.0:
         t = tb.team_id[seating.learner[g]]

@@ -1,0 +1,103 @@
+"""The batched rollout teacher (skipbo_env/vector/rollout.py): expert's move unless another
+legal move's rollout in the true game beats it by the margin. The reference engine and the
+reference `expert` are its oracle: every rollout score is the score of the same rollout
+played move by move on a reference `Game`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from skipbo_env import Phase
+from skipbo_env.players.scripted import ExpertAgent
+from skipbo_env.spec import GameSpec
+from skipbo_env.vector import VectorEngine
+from skipbo_env.vector import kernels as K
+from skipbo_env.vector.players import AGENT_NAMES
+from skipbo_env.vector.rollout import rollout, rollout_labels, scratch_engine
+
+EXPERT = AGENT_NAMES.index("expert")
+
+
+def reference_score(game, action: int, win_bonus: float) -> float:
+    """The rollout on the reference engine: `action`, then `expert` in every seat until the
+    acting seat's next turn has ended or the game is over; that team's stock lead."""
+    seat, agent = game.current_player, ExpertAgent(0)
+    game.step(action)
+    ends = 0 if game.current_player == seat else 1
+    while ends < 2 and not game.is_over:
+        before = game.current_player
+        game.step(agent.act(game))
+        if before == seat and game.current_player != seat:
+            ends += 1
+    spec = GameSpec.of(game.rules)
+    own_team = spec.team_of(seat)
+    others = [sum(len(game.stocks[p]) for p in team) for team in spec.teams
+              if tuple(team) != tuple(own_team)]
+    lead = float(min(others) - game.team_stock_size(seat))
+    if game.phase == Phase.WON:
+        lead += win_bonus if seat in game.winning_seats() else -win_bonus
+    return lead
+
+
+def positions(variant: str, players: int, games: int, moves: int, **rules) -> VectorEngine:
+    """`games` games of expert against expert, `moves` moves in, each at a decision."""
+    engine = VectorEngine(variant, players, num_games=games, **rules)
+    engine.reset(seed=5)
+    kinds = np.full((games, players), EXPERT, dtype=np.int64)
+    for _ in range(moves):
+        engine.step(engine.scripted_actions(kinds).copy())
+    return engine
+
+
+@pytest.mark.parametrize("variant,players,rules", [
+    ("short", 2, {}), ("standard", 3, {"stock_size": 8}), ("partnership", 4, {"stock_size": 5}),
+])
+def test_every_rollout_scores_as_the_same_rollout_on_the_reference_engine(variant, players,
+                                                                         rules):
+    engine = positions(variant, players, 12, 23, **rules)
+    scratch = scratch_engine(engine)
+    seats = engine.state.scal[:, K.S.cur].astype(np.int64)
+    out = np.empty(engine.num_games)
+    compared = 0
+    for j in range(6):
+        actions = np.array([np.flatnonzero(m)[j] if m.sum() > j else -1 for m in engine.masks],
+                           dtype=np.int64)
+        for src, dst in zip(engine.state, scratch.state):
+            dst[:] = src
+        rollout(scratch.state, scratch.static, scratch.buffers, actions, seats, 10.0, out)
+        for i in np.flatnonzero(actions >= 0):
+            assert out[i] == reference_score(engine.game(i), int(actions[i]), 10.0)
+            compared += 1
+    assert compared > 30
+
+
+def test_a_label_is_experts_move_unless_another_beats_it_by_more_than_the_margin():
+    engine = positions("standard", 2, 64, 37, stock_size=12)
+    expert = engine.scripted_actions(np.full((64, 2), EXPERT, dtype=np.int64)).copy()
+    labels = rollout_labels(engine, expert, margin=1.0)
+    assert engine.masks[np.arange(64), labels].all()  # every label is legal
+    changed = np.flatnonzero(labels != expert)
+    assert changed.size  # the rollouts find better moves somewhere
+    for i in changed:
+        assert (reference_score(engine.game(i), int(labels[i]), 10.0)
+                > reference_score(engine.game(i), int(expert[i]), 10.0) + 1.0)
+    assert np.array_equal(rollout_labels(engine, expert, margin=1000.0), expert)
+
+
+def test_experts_plays_from_its_stock_are_kept():
+    engine = positions("short", 2, 64, 11)
+    expert = engine.scripted_actions(np.full((64, 2), EXPERT, dtype=np.int64)).copy()
+    act = engine.static.act
+    stock = (act[expert, K.A.kind] == K.K_PLAY) & (act[expert, K.A.src] == K.SRC_STOCK)
+    assert stock.any()
+    labels = rollout_labels(engine, expert, margin=0.0)
+    assert np.array_equal(labels[stock], expert[stock])
+
+
+def test_labelling_leaves_the_games_as_they_were():
+    engine = positions("short", 2, 16, 9)
+    before = [a.copy() for a in engine.state]
+    expert = engine.scripted_actions(np.full((16, 2), EXPERT, dtype=np.int64)).copy()
+    rollout_labels(engine, expert)
+    assert all(np.array_equal(a, b) for a, b in zip(before, engine.state))
