@@ -138,6 +138,19 @@ def test_the_expert_speed_benchmark_prints_batched_beside_reference():
     assert "expert speed: batched" in result.stdout and "reference expert,expert" in result.stdout
 
 
+def test_the_rollout_teacher_benchmark_prints_labels_a_second_and_how_often_they_differ():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "rollout_teacher.py"),
+                             "--variant", "short", "--stock-size", "5", "--games", "8",
+                             "--steps", "3"], capture_output=True, text=True, timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    last = result.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"rollout teacher: \d+ labels/s, differs from expert in "
+                        r"\d+\.\d% of 24 decisions", last), last
+    bad = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "rollout_teacher.py"),
+                          "--margin", "-1"], capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "--margin" in bad.stderr
+
+
 def test_the_training_speed_benchmark_ends_with_both_paths_and_their_ratio():
     pytest.importorskip("sb3_contrib")
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "training_speed.py"),
