@@ -129,6 +129,7 @@ BAD_VALUES = [
     ("rules", {"copies_per_rank": 10**30}, "variant/num_players/rules"),
     ("curriculum", [{"until": 10**30, "stock_size": 2}], "curriculum\\[0\\].until must be at"),
     ("curriculum", "fast", "curriculum must be a list"),
+    ("pretrain.rollout", "on", "pretrain.rollout must be a mapping, got 'on'"),
     ("pretrain.rollout.enabled", "yes", "pretrain.rollout.enabled must be true or false"),
     ("pretrain.rollout.margin", -1, "pretrain.rollout.margin must be at least 0"),
     ("pretrain.rollout.win_bonus", math.nan, "pretrain.rollout.win_bonus must be a finite"),

@@ -149,7 +149,7 @@ def merge(defaults: dict, given: dict, where: str) -> dict:
     """`given` over a deep copy of `defaults`, nested sections merged key by key; an unknown
     key is a ConfigError naming it (`where` is the section's prefix, e.g. "ppo.")."""
     if not isinstance(given, dict):
-        raise ConfigError(f"{where or 'the config'} must be a mapping, got {given!r}")
+        raise ConfigError(f"{where.rstrip('.') or 'the config'} must be a mapping, got {given!r}")
     unknown = set(given) - set(defaults)
     if unknown:
         raise ConfigError(f"unknown key(s) {', '.join(sorted(f'{where}{k}' for k in unknown))}; "
