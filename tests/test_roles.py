@@ -174,6 +174,13 @@ def test_bad_opponents_are_refused_by_name(bad, message):
         RolesEnv(opponents=bad)
 
 
+def _stock_plays(env, seat: int) -> tuple[int, int]:
+    """Cards played from the stocks of `seat`'s team and of the other teams (stocks of 4)."""
+    team = next(t for t in env.rules.teams if seat in t)
+    played = sum(4 - len(env.game.stocks[p]) for p in team)
+    return played, sum(4 - len(s) for s in env.game.stocks) - played
+
+
 def test_stock_reward_pays_each_agent_of_a_team_for_the_teams_stock_plays():
     env = RolesEnv("partnership", 4, stock_size=4, opponents={"self_play": 1.0},
                    stock_reward=0.25, seed=7)
@@ -184,8 +191,7 @@ def test_stock_reward_pays_each_agent_of_a_team_for_the_teams_stock_plays():
         totals = play_out(env, rng)
         returns = env.game.returns()
         for agent, seat in seats.items():
-            team = next(t for t in env.rules.teams if seat in t)
-            played = sum(4 - len(env.game.stocks[p]) for p in team)
+            played, _ = _stock_plays(env, seat)
             assert totals[agent] == pytest.approx(0.25 * played + returns[seat])
 
 
@@ -199,9 +205,7 @@ def test_opponent_stock_reward_pays_each_agent_for_the_other_teams_stock_plays()
         totals = play_out(env, rng)
         returns = env.game.returns()
         for agent, seat in seats.items():
-            team = next(t for t in env.rules.teams if seat in t)
-            played = sum(4 - len(env.game.stocks[p]) for p in team)
-            others = sum(4 - len(s) for s in env.game.stocks) - played
+            played, others = _stock_plays(env, seat)
             assert totals[agent] == pytest.approx(0.25 * played - 0.5 * others
                                                   + returns[seat])
 

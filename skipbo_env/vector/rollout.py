@@ -24,30 +24,20 @@ import numpy as np
 from numba import prange
 
 from .kernels import WON, S, is_over, jit, legal_mask_inline, static, step_game
-from .players import EXPERT, agent_action
+from .players import EXPERT, _team_stock, agent_action
 
 
 @jit(inline="always")
 def _lead(st, tb, g, t, win_bonus):
     """Team t's lead in stock cards over the closest other team in game g, `win_bonus` more if
     t has won and less if another team has."""
-    lens, prm, team_id = st.lens, tb.prm, tb.team_id
-    own = 0
-    for p in range(prm.n):
-        if team_id[p] == t:
-            own += lens[g, prm.stocks + p]
     closest = 1 << 30
     for u in range(tb.teams.shape[0]):
-        if u == t:
-            continue
-        left = 0
-        for p in range(prm.n):
-            if team_id[p] == u:
-                left += lens[g, prm.stocks + p]
-        closest = min(closest, left)
-    lead = float(closest - own)
+        if u != t:
+            closest = min(closest, _team_stock(st, tb, g, u))
+    lead = float(closest - _team_stock(st, tb, g, t))
     if st.scal[g, S.phase] == WON:
-        lead += win_bonus if team_id[st.scal[g, S.win]] == t else -win_bonus
+        lead += win_bonus if tb.team_id[st.scal[g, S.win]] == t else -win_bonus
     return lead
 
 
