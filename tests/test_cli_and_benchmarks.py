@@ -151,6 +151,20 @@ def test_the_rollout_teacher_benchmark_prints_labels_a_second_and_how_often_they
     assert bad.returncode == 2 and "--margin" in bad.stderr
 
 
+def test_the_rollout_teacher_benchmark_plays_whole_games_against_expert_with_deals():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "rollout_teacher.py"),
+                             "--variant", "short", "--stock-size", "3", "--games", "6",
+                             "--deals", "2", "--play"], capture_output=True, text=True,
+                            timeout=900)
+    assert result.returncode == 0, result.stdout + result.stderr
+    last = result.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"rollout teacher: \d+\.\d% \(\d+\.\d%-\d+\.\d%\) of 6 games won "
+                        r"against expert, \d+\.\d% drawn, \d+ labels/s", last), last
+    bad = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "rollout_teacher.py"),
+                          "--deals", "-3"], capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "--deals" in bad.stderr
+
+
 def test_the_training_speed_benchmark_ends_with_both_paths_and_their_ratio():
     pytest.importorskip("sb3_contrib")
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "training_speed.py"),

@@ -134,6 +134,9 @@ BAD_VALUES = [
     ("pretrain.rollout.margin", -1, "pretrain.rollout.margin must be at least 0"),
     ("pretrain.rollout.win_bonus", math.nan, "pretrain.rollout.win_bonus must be a finite"),
     ("pretrain.rollout.enabled", True, "pretrain.rollout.enabled needs vec_env batched"),
+    ("pretrain.rollout.deals", -1, "pretrain.rollout.deals must be at least 0"),
+    ("pretrain.rollout.deals", 2.5, "pretrain.rollout.deals must be an integer"),
+    ("pretrain.rollout.deals", 10**6, "pretrain.rollout.deals must be at most 1000"),
     ("log_dir", "runs\0x", "log_dir must be a directory path"),
     ("output_dir", 7, "output_dir must be a directory path"),
 ]
@@ -154,7 +157,7 @@ def test_rollout_labels_need_the_batched_expert_as_teacher():
         cfgmod.validate(base)
     base["pretrain"]["teacher"] = "expert"
     assert cfgmod.validate(base)["pretrain"]["rollout"] == {"enabled": True, "margin": 1.0,
-                                                           "win_bonus": 10.0}
+                                                           "win_bonus": 10.0, "deals": 0}
 
 
 def test_the_cloning_memory_estimate_counts_only_the_samples_held_at_once():
@@ -186,14 +189,13 @@ FROM_SHORT = {"init": SHORT_CKPT, "pretrain": {"samples": 0},
     ({"init": 5}, "init must be a checkpoint path"),
     ({"init": ["a.zip"]}, "init must be a checkpoint path"),
     ({"init": "x\0.zip"}, "init must be a checkpoint path"),
-    ({"pretrain": {"samples": 200}}, "starts from a checkpoint or from cloning a teacher"),
     ({"ppo": {**SMOKE["ppo"], "net_arch": [32, 32]}}, "ppo.net_arch and ppo.activation must "
                                                       "be the same"),
     ({"ppo": {**SMOKE["ppo"], "net_arch": [512, 512, 256], "activation": "tanh"}},
      "has net_arch \\[512, 512, 256\\] with relu"),
     ({"variant": "standard", "num_players": 3, "rules": {}}, "do not fit this config's standard"),
 ])
-def test_a_run_started_from_a_checkpoint_must_fit_it_and_not_clone_too(change, message):
+def test_a_run_started_from_a_checkpoint_must_fit_it(change, message):
     raw = {**SMOKE, **FROM_SHORT, **change}
     with pytest.raises(ConfigError, match=message):
         cfgmod.validate(raw)
@@ -203,6 +205,13 @@ def test_a_checkpoint_of_the_same_game_and_network_may_start_a_run_at_another_st
     cfg = cfgmod.validate({**SMOKE, **FROM_SHORT})  # the checkpoint was trained at stock 10
     assert cfg["init"] == SHORT_CKPT and cfg["_rules"].stock_size == 3
     assert cfgmod.validate({**SMOKE, "init": None})["init"] == ""
+
+
+def test_cloning_after_a_checkpoint_goes_on_from_its_weights():
+    raw = {**SMOKE, **FROM_SHORT, "vec_env": "batched", "n_envs": 64,
+           "pretrain": {"samples": 200, "dagger": {"rounds": 1, "samples": 100}}}
+    cfg = cfgmod.validate(raw)
+    assert cfg["init"] == SHORT_CKPT and cfg["pretrain"]["samples"] == 200
 
 
 RLLIB_BAD = [

@@ -365,6 +365,11 @@ def test_a_run_started_from_a_checkpoint_starts_from_its_weights(smoke, tmp_path
     card, started = run("from_smoke", init=str(path))
     assert card["init"] == {"checkpoint": str(path), "name": "smoke", "steps": 512}
     assert same(started, str(path))  # a learning rate of 1e-12 leaves the weights as loaded
+    # Cloning after a checkpoint goes on from its weights (here a step too small to move them).
+    card, cloned = run("cloned_on", init=str(path),
+                       pretrain={"samples": 64, "epochs": 1, "learning_rate": 1e-12})
+    assert card["init"]["checkpoint"] == str(path) and card["pretrain"]["samples"] >= 64
+    assert same(cloned, str(path))
     card, fresh = run("fresh")
     assert card["init"] is None and not same(fresh, str(path))
 
@@ -444,6 +449,29 @@ def test_batched_pretraining_samples_are_the_batched_teachers_moves_there_and_th
     env.reset(seed=4)
     assert np.array_equal(env.engine.obs[0], obs[0])
     assert actions[0] == ExpertAgent(0).act(env.game(0))
+
+
+def test_determinised_rollout_labels_are_the_teachers_labels_of_each_collected_state():
+    from skipbo_env.train.pretrain import collect_batched
+    from skipbo_env.vector import SkipBoVectorEnv
+    from skipbo_env.vector.players import AGENT_NAMES
+    from skipbo_env.vector.rollout import rollout_labels
+
+    rollout = {"enabled": True, "margin": 0.0, "win_bonus": 10.0, "deals": 2}
+    cfg = _tiny_cfg(vec_env="batched", n_envs=8, opponents={"expert": 1.0},
+                    pretrain={"samples": 100, "rollout": rollout})
+    obs, masks, labels, _ = collect_batched(cfg, 3, 100, seed=2)
+    assert masks[np.arange(len(labels)), labels].all()
+    again = collect_batched(cfg, 3, 100, seed=2)
+    assert np.array_equal(labels, again[2])
+    # The first step's labels, rebuilt: the env as collect_batched deals it, and the keys of
+    # step 0 of seed 2.
+    env = SkipBoVectorEnv("short", 2, num_envs=8, opponents={"expert": 1.0}, stock_reward=0.1,
+                          seat="random", stock_size=3)
+    env.reset(seed=2)
+    expert = env.engine.scripted_actions(np.full((8, 2), AGENT_NAMES.index("expert"))).copy()
+    first = rollout_labels(env.engine, expert, margin=0.0, deals=2, seed=[2, 0])
+    assert np.array_equal(obs[:8], env.engine.obs) and np.array_equal(labels[:8], first)
 
 
 def test_dagger_labels_the_learners_own_states_with_the_teachers_moves():

@@ -14,7 +14,7 @@ from skipbo_env.spec import GameSpec
 from skipbo_env.vector import VectorEngine
 from skipbo_env.vector import kernels as K
 from skipbo_env.vector.players import AGENT_NAMES
-from skipbo_env.vector.rollout import rollout, rollout_labels, scratch_engine
+from skipbo_env.vector.rollout import redeal, rollout, rollout_labels, scratch_engine
 
 EXPERT = AGENT_NAMES.index("expert")
 
@@ -101,3 +101,100 @@ def test_labelling_leaves_the_games_as_they_were():
     expert = engine.scripted_actions(np.full((16, 2), EXPERT, dtype=np.int64)).copy()
     rollout_labels(engine, expert)
     assert all(np.array_equal(a, b) for a, b in zip(before, engine.state))
+
+
+def redealt(engine, keys, seats=None) -> VectorEngine:
+    """A copy of `engine` whose games have the cards hidden from their seat to act dealt
+    afresh by `keys` (one per game), observed again."""
+    copy = scratch_engine(engine)
+    for src, dst in zip(engine.state, copy.state):
+        dst[:] = src
+    copy.buffers.cache[:] = engine.buffers.cache  # the public piles' encodings (kept clean)
+    seats = engine.state.scal[:, K.S.cur].astype(np.int64) if seats is None else seats
+    redeal(copy.state, copy.static, copy.buffers, seats, np.asarray(keys, dtype=np.uint64))
+    copy.observe_all()
+    copy._ready = True
+    return copy
+
+
+def hidden_cards(engine, i: int) -> list:
+    """The cards of game i its seat to act cannot see, pile by pile, in order."""
+    game, seat = engine.game(i), int(engine.seats[i])
+    hands = [] if game.rules.stacked else [h for p, h in enumerate(game.hands) if p != seat]
+    return [list(game.draw_pile), *(s[:-1] for s in game.stocks), *hands]
+
+
+@pytest.mark.parametrize("variant,players,rules", [
+    ("standard", 2, {"stock_size": 12}), ("standard", 3, {"stock_size": 8}),
+    ("partnership", 4, {"stock_size": 5}), ("masters", 2, {"stock_size": 10}),
+    ("junior", 2, {}),
+])
+def test_a_redeal_changes_only_the_cards_the_seat_to_act_cannot_see(variant, players, rules):
+    engine = positions(variant, players, 24, 17, **rules)
+    copy = redealt(engine, np.arange(1, 25))
+    # The seat sees the same game: the same observation and the same legal actions ...
+    assert np.array_equal(copy.obs, engine.obs)
+    assert np.array_equal(copy.masks, engine.masks)
+    assert np.array_equal(copy.state.lens, engine.state.lens)
+    moved = 0
+    for i in range(24):
+        before, after = engine.game(i), copy.game(i)
+        # ... every pile holds as many cards, the deck is the same cards ...
+        assert sorted(before.card_counts()) == sorted(after.card_counts())
+        assert before.view(int(engine.seats[i])) == after.view(int(engine.seats[i]))
+        # ... and only the hidden ones move.
+        h0, h1 = hidden_cards(engine, i), hidden_cards(copy, i)
+        assert sorted(sum(h0, [])) == sorted(sum(h1, []))
+        moved += h0 != h1
+    assert moved > 12  # a fresh deal, not the old one
+
+
+def test_a_redeal_depends_only_on_what_the_seat_sees_and_the_key():
+    engine = positions("standard", 2, 32, 21, stock_size=12)
+    other = redealt(engine, np.arange(100, 132))  # the same views, other hidden cards
+    assert any(hidden_cards(engine, i) != hidden_cards(other, i) for i in range(32))
+    a, b = redealt(engine, np.arange(7, 39)), redealt(other, np.arange(7, 39))
+    for x, y in zip(a.state, b.state):
+        assert np.array_equal(x, y)
+
+
+def test_a_redeal_skips_the_games_whose_seat_is_negative():
+    engine = positions("short", 2, 8, 5)
+    seats = np.where(np.arange(8) % 2 == 0, engine.seats, -1).astype(np.int64)
+    copy = redealt(engine, np.arange(1, 9), seats)
+    for i in range(1, 8, 2):
+        assert hidden_cards(copy, i) == hidden_cards(engine, i)
+        assert np.array_equal(copy.state.rng[i], engine.state.rng[i])
+
+
+def test_determinised_labels_depend_only_on_what_the_seat_sees():
+    engine = positions("standard", 2, 48, 29, stock_size=12)
+    expert = engine.scripted_actions(np.full((48, 2), EXPERT, dtype=np.int64)).copy()
+    other = redealt(engine, np.arange(1000, 1048))
+    labels = rollout_labels(engine, expert, deals=3, seed=4, margin=0.5)
+    assert np.array_equal(labels, rollout_labels(other, expert, deals=3, seed=4, margin=0.5))
+    assert engine.masks[np.arange(48), labels].all()
+    # The clairvoyant teacher, by contrast, reads the hidden cards.
+    clairvoyant = [rollout_labels(e, expert, margin=0.5) for e in (engine, other)]
+    assert not np.array_equal(*clairvoyant)
+
+
+def test_a_determinised_label_beats_experts_move_by_the_margin_on_average_over_the_deals():
+    engine = positions("standard", 2, 32, 37, stock_size=12)
+    expert = engine.scripted_actions(np.full((32, 2), EXPERT, dtype=np.int64)).copy()
+    labels = rollout_labels(engine, expert, deals=4, seed=9, margin=1.0)
+    changed = np.flatnonzero(labels != expert)
+    assert changed.size
+    # The same deals, rebuilt: the keys rollout_labels draws from its seed, deal by deal.
+    gen = np.random.default_rng(9)
+    keys = [gen.integers(1, 2 ** 63, size=32, dtype=np.int64).astype(np.uint64)
+            for _ in range(4)]
+    for i in changed:
+        gains = []
+        for k in keys:
+            deal = redealt(engine, k).game(i)
+            gains.append(reference_score(deal.clone(), int(labels[i]), 10.0)
+                         - reference_score(deal, int(expert[i]), 10.0))
+        assert np.mean(gains) > 1.0
+    assert np.array_equal(rollout_labels(engine, expert, deals=4, seed=9, margin=1000.0),
+                          expert)

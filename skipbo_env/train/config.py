@@ -50,8 +50,11 @@ DEFAULTS: dict[str, Any] = {
                  # vec_env batched, teacher expert: each decision's label is the legal move
                  # whose rollout in the true game (expert in every seat to the end of the
                  # learner's next turn) beats expert's by more than `margin` stock cards
-                 # (skipbo_env/vector/rollout.py), else expert's
-                 "rollout": {"enabled": False, "margin": 1.0, "win_bonus": 10.0}},
+                 # (skipbo_env/vector/rollout.py), else expert's; deals 0: the rollouts
+                 # play in the true game (they see the hidden cards), deals k: the mean of k
+                 # rollouts per move, each in a fresh deal of the cards the learner cannot see
+                 "rollout": {"enabled": False, "margin": 1.0, "win_bonus": 10.0,
+                             "deals": 0}},
     "ppo": {
         "learning_rate": 3e-4, "n_steps": 1024, "batch_size": 256, "n_epochs": 10,
         "gamma": 0.995, "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01,
@@ -246,6 +249,7 @@ def validate(raw: dict) -> dict:
     _flag(rollout["enabled"], "pretrain.rollout.enabled")
     number(rollout["margin"], "pretrain.rollout.margin", minimum=0, maximum=1000)
     number(rollout["win_bonus"], "pretrain.rollout.win_bonus", minimum=0, maximum=1000)
+    number(rollout["deals"], "pretrain.rollout.deals", integer=True, minimum=0, maximum=1000)
     if rollout["enabled"] and (cfg["vec_env"] != "batched" or pt["teacher"] != "expert"):
         raise ConfigError("pretrain.rollout.enabled needs vec_env batched and pretrain.teacher "
                           "expert (the rollouts play the batched expert)")
@@ -308,8 +312,8 @@ def _check_batched(cfg: dict) -> None:
 
 def _check_init(cfg: dict) -> None:
     """`init` names a checkpoint the safe loader takes, made for games of these rules' shape
-    (the same observation and actions; the stock size may differ) with the config's network;
-    cloning on top of it is refused (one start or the other)."""
+    (the same observation and actions; the stock size may differ) with the config's network.
+    With pretrain.samples too, cloning (and DAgger) go on from the checkpoint's weights."""
     from ..actions import ActionLayout
     from ..observation import PILE_DEPTH, ObservationEncoder
     from ..players.policy import checkpoint_spec
@@ -319,9 +323,6 @@ def _check_init(cfg: dict) -> None:
         return
     if not isinstance(path, str) or "\0" in path:
         raise ConfigError(f"init must be a checkpoint path (.zip), got {_show(path)}")
-    if cfg["pretrain"]["samples"]:
-        raise ConfigError("init and pretrain.samples: a run starts from a checkpoint or from "
-                          "cloning a teacher, not both (set pretrain.samples to 0)")
     try:
         _, rules, depth, arch, activation = checkpoint_spec(path)
     except ValueError as e:

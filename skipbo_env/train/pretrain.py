@@ -98,7 +98,8 @@ def collect_batched(cfg: dict, stock: int, samples: int, seed: int, policy=None)
         labels = env.engine.scripted_actions(teacher).copy()
         if scratch is not None:
             labels = rollout_labels(env.engine, labels, scratch, margin=rollout["margin"],
-                                    win_bonus=rollout["win_bonus"])
+                                    win_bonus=rollout["win_bonus"], deals=rollout["deals"],
+                                    seed=[seed, len(steps)])
         if policy is None:
             actions = labels
         else:

@@ -16,6 +16,12 @@ it learns is, for each observation, the move that does best most often over the 
 the observation is consistent with, which is what `lookahead`'s sampled deals estimate (one
 deal per decision here, millions of decisions). Observations never see what the labels were
 computed from; the policy learns from its own observation only.
+
+With ``deals`` above 0 the teacher is no longer clairvoyant: before the rollouts, the cards
+the acting seat cannot see (the draw pile, every stock below its top, the other hands in
+refill mode) are dealt afresh in the copies (`redeal`: a function of what the seat sees and a
+key only, as `Game.from_view` deals them for `lookahead`), ``deals`` times, the same deals for
+every action, and each action is scored by its mean over the deals.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from .kernels import WON, S, is_over, jit, legal_mask_inline, static, step_game
+from .kernels import WON, S, State, is_over, jit, legal_mask_inline, static, step_game
 from .players import EXPERT, _team_stock, agent_action
 
 
@@ -75,6 +81,103 @@ def rollout(st, tb, buf, actions, seats, win_bonus, out):
                      seats, win_bonus, out, g)
 
 
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+
+@jit(inline="always")
+def _mix(z):
+    """splitmix64's output function."""
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@jit(inline="always")
+def _hidden_count(st, prm, g, seat):
+    """How many cards of game g `seat` cannot see: the draw pile, every stock below its top
+    and, in refill mode, the other seats' hands."""
+    lens = st.lens
+    total = np.int64(lens[g, prm.draw])
+    for p in range(prm.n):
+        total += max(np.int64(lens[g, prm.stocks + p]) - 1, 0)
+        if not prm.stacked and p != seat:
+            total += np.int64(lens[g, prm.hands + p])
+    return total
+
+
+@jit(inline="always")
+def _hidden_slot(st, prm, g, seat, i):
+    """The pile and place of the i-th card of game g hidden from `seat` (in the order of
+    `_hidden_count`)."""
+    lens = st.lens
+    n = np.int64(lens[g, prm.draw])
+    if i < n:
+        return np.int64(prm.draw), i
+    i -= n
+    for p in range(prm.n):
+        n = max(np.int64(lens[g, prm.stocks + p]) - 1, 0)
+        if i < n:
+            return np.int64(prm.stocks + p), i
+        i -= n
+        if not prm.stacked and p != seat:
+            n = np.int64(lens[g, prm.hands + p])
+            if i < n:
+                return np.int64(prm.hands + p), i
+            i -= n
+    return np.int64(-1), np.int64(-1)
+
+
+@jit
+def _redeal_row(st, tb, seen, g, seat, key):
+    """Row g of `redeal` (seen: a scratch row of card counts)."""
+    prm, piles = tb.prm, st.piles
+    total = _hidden_count(st, prm, g, seat)
+    # The hidden cards in card order first, so the deal depends on which cards are hidden and
+    # not on where they lie.
+    seen[g, :] = 0
+    for i in range(total):
+        k, at = _hidden_slot(st, prm, g, seat, i)
+        seen[g, piles[g, k, at]] += 1
+    card = 0
+    for i in range(total):
+        while seen[g, card] == 0:
+            card += 1
+        seen[g, card] -= 1
+        k, at = _hidden_slot(st, prm, g, seat, i)
+        piles[g, k, at] = card
+    z = key
+    for i in range(total - 1, 0, -1):  # Fisher-Yates with splitmix64
+        z += _GOLDEN
+        j = np.int64(_mix(z) % np.uint64(i + 1))
+        ki, ai = _hidden_slot(st, prm, g, seat, i)
+        kj, aj = _hidden_slot(st, prm, g, seat, j)
+        c = piles[g, ki, ai]
+        piles[g, ki, ai] = piles[g, kj, aj]
+        piles[g, kj, aj] = c
+    # Later reshuffles of the set-aside cards: a generator of the key's, not the game's.
+    rng = st.rng
+    for w in range(4):
+        z += _GOLDEN
+        rng[g, w] = _mix(z)
+    rng[g, 3] |= np.uint64(1)  # PCG64's increment is odd
+    rng[g, 4] = np.uint64(0)
+    rng[g, 5] = np.uint64(0)
+
+
+@jit(parallel=True)
+def redeal(st, tb, buf, seats, keys):
+    """In every game g with seats[g] >= 0: deal the cards seats[g] cannot see afresh, a
+    shuffle by keys[g] of those cards in card order (so the result depends only on what the
+    seat sees and the key), and give the game a new generator from the key for its later
+    reshuffles. Everything the seat sees stays as it was."""
+    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
+    for row in prange(st.piles.shape[0]):
+        g = np.int64(row)
+        if seats[g] >= 0:
+            _redeal_row(st, static(flat, owners, team_id, teams, act, deck, scale), buf.seen,
+                        g, seats[g], keys[g])
+
+
 def scratch_engine(engine):
     """A `VectorEngine` of `engine`'s rules and size for `rollout_labels` to play in."""
     from .batched import VectorEngine
@@ -87,13 +190,16 @@ def scratch_engine(engine):
 
 
 def rollout_labels(engine, expert: np.ndarray, scratch=None, margin: float = 1.0,
-                   win_bonus: float = 10.0) -> np.ndarray:
+                   win_bonus: float = 10.0, deals: int = 0, seed=0) -> np.ndarray:
     """A label for every game of `engine`, each at a decision of its seat to act with its
     mask in ``engine.masks``: the legal action whose rollout (module docstring) beats
     `expert`'s choice (``expert``, the batched expert's actions in these games) by more than
     `margin` stock cards, the best such; else `expert`'s choice, and always `expert`'s play
-    from its stock. Leaves `engine` as it was; plays in `scratch` (`scratch_engine(engine)`,
-    made here if None)."""
+    from its stock. ``deals`` 0: one rollout per action in the true game (clairvoyant);
+    above 0: the mean of that many rollouts per action, each in a fresh deal of the cards
+    the seat cannot see (`redeal`, keys drawn from ``seed``, anything
+    `numpy.random.default_rng` takes). Leaves `engine` as it was;
+    plays in `scratch` (`scratch_engine(engine)`, made here if None)."""
     from . import kernels as K
 
     scratch = scratch if scratch is not None else scratch_engine(engine)
@@ -101,21 +207,31 @@ def rollout_labels(engine, expert: np.ndarray, scratch=None, margin: float = 1.0
     n = masks.shape[0]
     seats = engine.state.scal[:, K.S.cur].astype(np.int64)
     counts = masks.sum(axis=1)
+    act = engine.static.act
+    safe = np.maximum(expert, 0)
+    stock = (act[safe, K.A.kind] == K.K_PLAY) & (act[safe, K.A.src] == K.SRC_STOCK)
+    # Only decisions with a choice to make are searched.
+    searched = (counts > 1) & ~stock & (expert >= 0)
     order = np.argsort(~masks, axis=1, kind="stable")  # each row's legal actions first
-    width = int(counts.max(initial=0))
-    scores = np.full((n, max(width, 1)), -np.inf)
+    width = int(counts[searched].max(initial=0))
+    scores = np.zeros((n, max(width, 1)))
     out = np.empty(n)
-    for j in range(width):
-        actions = np.where(counts > j, order[:, j], -1).astype(np.int64)
-        for src, dst in zip(engine.state, scratch.state):
-            dst[:] = src
-        rollout(scratch.state, scratch.static, scratch.buffers, actions, seats,
-                float(win_bonus), out)
-        scores[:, j] = out
+    gen = np.random.default_rng(seed)
+    for _ in range(max(deals, 1)):
+        base = engine.state
+        if deals:
+            base = State(*(a.copy() for a in engine.state))
+            keys = gen.integers(1, 2 ** 63, size=n, dtype=np.int64).astype(np.uint64)
+            redeal(base, scratch.static, scratch.buffers, np.where(searched, seats, -1), keys)
+        for j in range(width):
+            actions = np.where(searched & (counts > j), order[:, j], -1).astype(np.int64)
+            for src, dst in zip(base, scratch.state):
+                dst[:] = src
+            rollout(scratch.state, scratch.static, scratch.buffers, actions, seats,
+                    float(win_bonus), out)
+            scores[:, j] += out
     rows = np.arange(n)
     at = np.argmax(order[:, :max(width, 1)] == expert[:, None], axis=1)  # expert's column
     best = np.argmax(scores, axis=1)
-    act = engine.static.act
-    stock = (act[expert, K.A.kind] == K.K_PLAY) & (act[expert, K.A.src] == K.SRC_STOCK)
-    better = scores[rows, best] > scores[rows, at] + margin
-    return np.where(better & ~stock & (expert >= 0), order[rows, best], expert)
+    better = scores[rows, best] > scores[rows, at] + margin * max(deals, 1)
+    return np.where(better & searched, order[rows, best], expert)
