@@ -10,8 +10,9 @@ kernels), then plays `expert`'s moves; the last line reads
 scores each move in K fresh deals of the hidden cards (0: in the true game).
 
 With ``--play`` the teacher plays instead: `games` whole games, the teacher's labels in one
-seat (seat g % players in game g) and `expert` in the others; the last line reads
-``rollout teacher: W% (lo-hi) of G games won against expert, D% drawn, L labels/s``.
+seat (seat g % players in game g) and `expert` in the others, to each game's end (``--steps``
+is not used); the last line reads ``rollout teacher: W% (lo-hi) of G games won against
+expert, D% drawn or cut at the turn limit, L labels/s``.
 """
 
 from __future__ import annotations
@@ -98,8 +99,8 @@ def play(engine, kinds, scratch, args) -> int:
     wins = int((won & (teams[scal[:, K.S.win]] == teams[teacher_seat])).sum())
     lo, hi = wilson(wins, games)
     print(f"rollout teacher: {wins / games:.1%} ({lo:.1%}-{hi:.1%}) of {games} games won "
-          f"against expert, {(~won).mean():.1%} drawn, {labelled / max(seconds, 1e-9):.0f} "
-          f"labels/s")
+          f"against expert, {(~won).mean():.1%} drawn or cut at the turn limit, "
+          f"{labelled / max(seconds, 1e-9):.0f} labels/s")
     return 0
 
 

@@ -137,6 +137,7 @@ BAD_VALUES = [
     ("pretrain.rollout.deals", -1, "pretrain.rollout.deals must be at least 0"),
     ("pretrain.rollout.deals", 2.5, "pretrain.rollout.deals must be an integer"),
     ("pretrain.rollout.deals", 10**6, "pretrain.rollout.deals must be at most 1000"),
+    ("pretrain.rollout.deals", 4, "pretrain.rollout.deals needs pretrain.rollout.enabled"),
     ("log_dir", "runs\0x", "log_dir must be a directory path"),
     ("output_dir", 7, "output_dir must be a directory path"),
 ]

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skipbo_env import Phase
+from skipbo_env import Game, Phase
 from skipbo_env.players.scripted import ExpertAgent
 from skipbo_env.spec import GameSpec
 from skipbo_env.vector import VectorEngine
@@ -149,11 +149,29 @@ def test_a_redeal_changes_only_the_cards_the_seat_to_act_cannot_see(variant, pla
     assert moved > 12  # a fresh deal, not the old one
 
 
-def test_a_redeal_depends_only_on_what_the_seat_sees_and_the_key():
-    engine = positions("standard", 2, 32, 21, stock_size=12)
-    other = redealt(engine, np.arange(100, 132))  # the same views, other hidden cards
-    assert any(hidden_cards(engine, i) != hidden_cards(other, i) for i in range(32))
-    a, b = redealt(engine, np.arange(7, 39)), redealt(other, np.arange(7, 39))
+def sampled(engine, seed: int) -> VectorEngine:
+    """A copy of `engine` whose every game is another the seat to act cannot tell from it:
+    dealt by the reference engine's `Game.from_view` (the oracle of what a seat sees)."""
+    copy = scratch_engine(engine)
+    for src, dst in zip(engine.state, copy.state):
+        dst[:] = src
+    rng = np.random.default_rng(seed)
+    for i in range(engine.num_games):
+        copy.set_game(i, Game.from_view(engine.game(i).view(int(engine.seats[i])), rng))
+    return copy
+
+
+VARIANTS = [("standard", 2, {"stock_size": 12}), ("standard", 3, {"stock_size": 8}),
+            ("partnership", 4, {"stock_size": 5}), ("masters", 2, {"stock_size": 10}),
+            ("junior", 2, {})]
+
+
+@pytest.mark.parametrize("variant,players,rules", VARIANTS)
+def test_a_redeal_depends_only_on_what_the_seat_sees_and_the_key(variant, players, rules):
+    engine = positions(variant, players, 24, 21, **rules)
+    other = sampled(engine, 3)  # the same views, other hidden cards
+    assert any(hidden_cards(engine, i) != hidden_cards(other, i) for i in range(24))
+    a, b = redealt(engine, np.arange(7, 31)), redealt(other, np.arange(7, 31))
     for x, y in zip(a.state, b.state):
         assert np.array_equal(x, y)
 
@@ -167,16 +185,29 @@ def test_a_redeal_skips_the_games_whose_seat_is_negative():
         assert np.array_equal(copy.state.rng[i], engine.state.rng[i])
 
 
-def test_determinised_labels_depend_only_on_what_the_seat_sees():
-    engine = positions("standard", 2, 48, 29, stock_size=12)
-    expert = engine.scripted_actions(np.full((48, 2), EXPERT, dtype=np.int64)).copy()
-    other = redealt(engine, np.arange(1000, 1048))
+@pytest.mark.parametrize("variant,players,rules", VARIANTS)
+def test_determinised_labels_depend_only_on_what_the_seat_sees(variant, players, rules):
+    engine = positions(variant, players, 48, 29, **rules)
+    expert = engine.scripted_actions(np.full((48, players), EXPERT, dtype=np.int64)).copy()
+    other = sampled(engine, 11)
     labels = rollout_labels(engine, expert, deals=3, seed=4, margin=0.5)
     assert np.array_equal(labels, rollout_labels(other, expert, deals=3, seed=4, margin=0.5))
     assert engine.masks[np.arange(48), labels].all()
-    # The clairvoyant teacher, by contrast, reads the hidden cards.
-    clairvoyant = [rollout_labels(e, expert, margin=0.5) for e in (engine, other)]
+
+
+def test_the_clairvoyant_teacher_by_contrast_reads_the_hidden_cards():
+    engine = positions("standard", 2, 48, 29, stock_size=12)
+    expert = engine.scripted_actions(np.full((48, 2), EXPERT, dtype=np.int64)).copy()
+    clairvoyant = [rollout_labels(e, expert, margin=0.5) for e in (engine, sampled(engine, 11))]
     assert not np.array_equal(*clairvoyant)
+
+
+def test_rollout_labels_refuse_a_negative_or_fractional_number_of_deals():
+    engine = positions("short", 2, 4, 3)
+    expert = engine.scripted_actions(np.full((4, 2), EXPERT, dtype=np.int64)).copy()
+    for deals in (-1, 2.5, True, "3"):
+        with pytest.raises(ValueError, match="deals must be a non-negative integer"):
+            rollout_labels(engine, expert, deals=deals)
 
 
 def test_a_determinised_label_beats_experts_move_by_the_margin_on_average_over_the_deals():
@@ -196,5 +227,17 @@ def test_a_determinised_label_beats_experts_move_by_the_margin_on_average_over_t
             gains.append(reference_score(deal.clone(), int(labels[i]), 10.0)
                          - reference_score(deal, int(expert[i]), 10.0))
         assert np.mean(gains) > 1.0
+    # Where the label stayed expert's, no legal move's mean gain beats it by the margin.
+    act = engine.static.act
+    stock = (act[expert, K.A.kind] == K.K_PLAY) & (act[expert, K.A.src] == K.SRC_STOCK)
+    kept = [i for i in range(32) if labels[i] == expert[i] and not stock[i]
+            and engine.masks[i].sum() > 1][:4]
+    assert kept
+    for i in kept:
+        deals = [redealt(engine, k).game(i) for k in keys]
+        for a in np.flatnonzero(engine.masks[i]):
+            gain = np.mean([reference_score(d.clone(), int(a), 10.0)
+                            - reference_score(d.clone(), int(expert[i]), 10.0) for d in deals])
+            assert gain <= 1.0
     assert np.array_equal(rollout_labels(engine, expert, deals=4, seed=9, margin=1000.0),
                           expert)

@@ -250,6 +250,9 @@ def validate(raw: dict) -> dict:
     number(rollout["margin"], "pretrain.rollout.margin", minimum=0, maximum=1000)
     number(rollout["win_bonus"], "pretrain.rollout.win_bonus", minimum=0, maximum=1000)
     number(rollout["deals"], "pretrain.rollout.deals", integer=True, minimum=0, maximum=1000)
+    if rollout["deals"] and not rollout["enabled"]:
+        raise ConfigError("pretrain.rollout.deals needs pretrain.rollout.enabled true (the "
+                          "deals are the rollout teacher's)")
     if rollout["enabled"] and (cfg["vec_env"] != "batched" or pt["teacher"] != "expert"):
         raise ConfigError("pretrain.rollout.enabled needs vec_env batched and pretrain.teacher "
                           "expert (the rollouts play the batched expert)")

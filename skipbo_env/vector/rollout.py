@@ -169,7 +169,10 @@ def redeal(st, tb, buf, seats, keys):
     """In every game g with seats[g] >= 0: deal the cards seats[g] cannot see afresh, a
     shuffle by keys[g] of those cards in card order (so the result depends only on what the
     seat sees and the key), and give the game a new generator from the key for its later
-    reshuffles. Everything the seat sees stays as it was."""
+    reshuffles. Everything the seat sees stays as it was. seats[g] must be the seat to act
+    (as `rollout_labels` passes it): the hand of a seat other than the one to act would be
+    dealt afresh too, and in Masters a coin play's follow-up needs the cards of the seat to
+    act, which `Game.from_view` deals again for."""
     flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
     for row in prange(st.piles.shape[0]):
         g = np.int64(row)
@@ -202,6 +205,8 @@ def rollout_labels(engine, expert: np.ndarray, scratch=None, margin: float = 1.0
     plays in `scratch` (`scratch_engine(engine)`, made here if None)."""
     from . import kernels as K
 
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 0:
+        raise ValueError(f"deals must be a non-negative integer, got {deals!r}")
     scratch = scratch if scratch is not None else scratch_engine(engine)
     masks = engine.masks.astype(bool)
     n = masks.shape[0]
