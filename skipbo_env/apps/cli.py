@@ -73,6 +73,9 @@ def tournament(args) -> dict:
             print(harness.format_results(res) + "\n")
         print("Elo: " + ", ".join(f"{k} {v:.0f}" for k, v in
                                    sorted(result["elo"].items(), key=lambda kv: -kv[1])))
+        print("openskill (mu - 3 sigma): " + ", ".join(
+            f"{k} {v['ordinal']:.1f}" for k, v in
+            sorted(result["ratings"].items(), key=lambda kv: -kv[1]["ordinal"])))
     else:
         rules = Rules.preset(args.variant, len(names), **overrides)
         result = harness.run_games(rules, names, args.games, args.seed, args.workers,
@@ -131,6 +134,27 @@ def evaluate(args) -> dict:
     return results
 
 
+def benchmark(args) -> dict:
+    """Run the `skipbo benchmark` command: the players on a task, printed as Markdown and
+    written as JSON and Markdown under --out."""
+    from ..players import benchmark as bench
+
+    t = bench.task(args.task)
+    result = bench.run(t, args.player, args.games, args.workers, not args.quiet)
+    text = bench.to_markdown(result)
+    print(text, end="")
+    if args.out:
+        try:
+            os.makedirs(args.out, exist_ok=True)
+            for suffix, body in ((".json", bench.to_json(result)), (".md", text)):
+                with open(os.path.join(args.out, t.name + suffix), "w") as f:
+                    f.write(body)
+        except OSError as e:
+            raise ValueError(f"cannot write the results under {args.out}: "
+                             f"{e.strerror}") from None
+    return result
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``skipbo`` command."""
     parser = argparse.ArgumentParser(prog="skipbo",
@@ -175,6 +199,20 @@ def main(argv: list[str] | None = None) -> int:
     ev.add_argument("--workers", type=_positive, default=None)
     ev.add_argument("--json", default=None, help="also write the results to this file")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
+    from ..players.benchmark import TASKS
+
+    b = sub.add_parser("benchmark", help="players on a benchmark task: pairwise win rates and "
+                                         "openskill ratings (docs/benchmark.md)")
+    b.add_argument("task", choices=list(TASKS))
+    b.add_argument("--player", action="append", required=True,
+                   help="a player to benchmark: a scripted name, a checkpoint (or a shipped "
+                        "one's name) or lookahead:CHECKPOINT (repeatable)")
+    b.add_argument("--games", type=_positive, default=None,
+                   help="games per pair (default: the task's; fewer is not the protocol)")
+    b.add_argument("--workers", type=_positive, default=None)
+    b.add_argument("--out", default=None,
+                   help="a directory to write TASK.json and TASK.md into")
+    b.add_argument("--quiet", action="store_true", help="no progress bar")
     pl = sub.add_parser("play", help="play against bots in the terminal")
     pl.add_argument("--variant", choices=VARIANTS, default="standard")
     pl.add_argument("--opponents", default="expert",
@@ -235,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     # An error found after parsing is reported with its own subcommand's usage line.
     parser = {"demo": p, "tournament": t, "evaluate": ev, "play": pl, "watch": w,
-              "serve": sv}.get(args.command, parser)
+              "serve": sv, "benchmark": b}.get(args.command, parser)
     try:
         if args.command == "demo":
             try:
@@ -245,6 +283,11 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "tournament":
             try:
                 tournament(args)
+            except ValueError as e:
+                parser.error(str(e))
+        elif args.command == "benchmark":
+            try:
+                benchmark(args)
             except ValueError as e:
                 parser.error(str(e))
         elif args.command == "evaluate":

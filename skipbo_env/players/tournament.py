@@ -43,7 +43,7 @@ def play_deal(rules: Rules, players: list[str], seed: int, deal: int) -> list[di
         while not game.is_over:
             game.step(agents[game.current_player].act(game))
         records.append({"seats": seats, "winners": game.winning_seats(), "turns": game.turn,
-                        "phase": game.phase})
+                        "phase": game.phase, "deal": deal, "rotation": rotation})
     return records
 
 
@@ -63,9 +63,12 @@ def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def run_games(rules: Rules, players: list[str], games: int, seed: int = 0,
-              workers: int | None = None, progress: bool = True) -> dict:
+              workers: int | None = None, progress: bool = True,
+              keep_records: bool = False) -> dict:
     """Play at least `games` games (rounded up to whole deals, each played from every seat
-    rotation) between `players`, one name per seat; returns the results dictionary."""
+    rotation) between `players`, one name per seat; returns the results dictionary (with
+    `keep_records`, also "records": one per game, {"seats", "winners", "turns", "phase",
+    "deal", "rotation"}, in deal and rotation order whatever the workers' order)."""
     n = rules.num_players
     if len(players) != n:
         raise ValueError(f"give one player per seat: {n} names for {n} players, got "
@@ -104,7 +107,10 @@ def run_games(rules: Rules, players: list[str], games: int, seed: int = 0,
     if progress and tty:
         print(file=sys.stderr)
     elapsed = time.perf_counter() - start
-    return summarise(records, elapsed)
+    result = summarise(records, elapsed)
+    if keep_records:
+        result["records"] = sorted(records, key=lambda r: (r["deal"], r["rotation"]))
+    return result
 
 
 def summarise(records: list[dict], elapsed: float) -> dict:
@@ -145,18 +151,22 @@ def elo(scores: dict[tuple[str, str], float], names: list[str], iterations: int 
 
 def round_robin(rules: Rules, names: list[str], games: int, seed: int = 0,
                 workers: int | None = None, progress: bool = True) -> dict:
-    """Two-player matches between every pair of `names`: the pairwise table and Elo ratings."""
+    """Two-player matches between every pair of `names`: the pairwise table, Elo ratings and
+    openskill ratings from every game (`benchmark.ratings`)."""
+    from .benchmark import ratings
+
     if rules.num_players != 2:
         raise ValueError("a round robin is played between two players at a time")
-    pairs, scores = {}, {}
+    pairs, scores, records = {}, {}, []
     for a, b in itertools.combinations(names, 2):
-        result = run_games(rules, [a, b], games, seed, workers, progress)
+        result = run_games(rules, [a, b], games, seed, workers, progress, keep_records=True)
+        records += result.pop("records")
         pairs[f"{a} vs {b}"] = result
         half = result["draws"] / 2
         scores[(a, b)] = (result["players"][a]["wins"] + half) / result["games"]
         scores[(b, a)] = (result["players"][b]["wins"] + half) / result["games"]
     return {"pairs": pairs, "scores": {f"{a} vs {b}": s for (a, b), s in scores.items()},
-            "elo": elo(scores, names)}
+            "elo": elo(scores, names), "ratings": ratings(records, names)}
 
 
 def format_results(result: dict) -> str:

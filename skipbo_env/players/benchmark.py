@@ -1,0 +1,195 @@
+"""Benchmark tasks: a rules setting, an opponent population and an evaluation protocol, named
+so that two people who run one on different machines get comparable numbers
+(docs/benchmark.md).
+
+`run(task, players)` plays every pair among the task's population and the players under test
+(the tournament harness: seat-rotated games with paired deals, seeded from the task's seed),
+and rates everyone from every game with openskill's Plackett-Luce model (a rating with its
+uncertainty, for free-for-all and team games alike) beside the pairwise table.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import asdict, dataclass, field
+
+from .. import checks
+from ..rules import Rules
+from .registry import check_player, checkpoint_of
+from .tournament import run_games, wilson
+
+FORMAT = "skipbo-benchmark/1"
+
+
+@dataclass(frozen=True)
+class Task:
+    """One benchmark task. Every pair (a, b) of entrants plays ``games`` games (rounded up to
+    whole deals, each dealt once per seat rotation) in each of its lineups: two players a
+    against b; more players, free-for-all, a against copies of b and b against copies of a
+    (half the games each); teams, a's team against b's team (each team of copies)."""
+
+    name: str
+    description: str
+    variant: str
+    num_players: int
+    rules: dict = field(default_factory=dict)  # overrides of the variant's preset
+    population: tuple[str, ...] = ("random", "naive", "greedy", "expert")
+    games: int = 400  # per pair of entrants
+    seed: int = 20_261_202  # the evaluation seed: every deal and every player's seed from it
+
+    def game_rules(self) -> Rules:
+        return Rules.preset(self.variant, self.num_players, **self.rules)
+
+    def lineups(self, a: str, b: str) -> list[list[str]]:
+        """The seatings of one pairing (seat rotation is the harness's)."""
+        n, rules = self.num_players, self.game_rules()
+        if rules.teams:
+            seats = [""] * n
+            for team, name in zip(rules.teams, (a, b)):
+                for s in team:
+                    seats[s] = name
+            return [seats]
+        if n == 2:
+            return [[a, b]]
+        return [[a] + [b] * (n - 1), [b] + [a] * (n - 1)]
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["population"] = list(self.population)
+        out["game_rules"] = self.game_rules().to_dict()  # every rule, as played
+        out["protocol"] = {"games_per_pair": self.games, "seed": self.seed,
+                           "seat_rotation": "every deal played once from each rotation",
+                           "paired_deals": True, "lineups": self.lineup_kind()}
+        return out
+
+    def lineup_kind(self) -> str:
+        if self.game_rules().teams:
+            return "teams of copies, a's team against b's"
+        return "a against b" if self.num_players == 2 else \
+            "a against copies of b, and b against copies of a"
+
+
+TASKS = {t.name: t for t in (
+    Task("standard_2p", "two players, the standard game (stock 30)", "standard", 2,
+         {"stock_size": 30}),
+    Task("short_2p", "two players, the short game (stock 10)", "short", 2),
+    Task("ffa_3p", "three players free-for-all, standard rules at stock 20", "standard", 3,
+         {"stock_size": 20}, games=300),
+    Task("partnership_4p", "four players in two teams sharing a win (stock 15 each)",
+         "partnership", 4, {"stock_size": 15}, games=200),
+    Task("masters_2p", "two players, Skip-Bo Masters with coins (stock 20)", "masters", 2,
+         {"stock_size": 20}),
+    Task("junior_2p", "two players, the junior game", "junior", 2),
+)}
+
+
+def task(name: str) -> Task:
+    """The task called `name`, or ValueError listing the tasks."""
+    if not isinstance(name, str) or name not in TASKS:
+        raise ValueError(f"unknown task {name!r}; tasks: {', '.join(TASKS)}")
+    return TASKS[name]
+
+
+def ratings(records: list[dict], names: list[str], teams=None) -> dict:
+    """openskill Plackett-Luce ratings of `names` from game `records` in their order (each
+    {"seats": [name per seat], "winners": [seats]}): in every game each distinct name is one
+    side, ranked first if it won and tied last otherwise (a drawn game ties everyone).
+    Returns {name: {"mu", "sigma", "ordinal"}} (ordinal = mu - 3 sigma, the conservative
+    rating to rank by)."""
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce()
+    current = {name: model.rating(name=name) for name in names}
+    for r in records:
+        sides = list(dict.fromkeys(r["seats"]))
+        if len(sides) < 2:
+            continue
+        won = {r["seats"][s] for s in r["winners"]}
+        ranks = [0 if side in won else 1 for side in sides]
+        rated = model.rate([[current[side]] for side in sides], ranks=ranks)
+        for side, (rating,) in zip(sides, rated):
+            current[side] = rating
+    return {name: {"mu": round(r.mu, 3), "sigma": round(r.sigma, 3),
+                   "ordinal": round(r.ordinal(), 3)} for name, r in current.items()}
+
+
+def _check_fits(player: str, rules: Rules) -> None:
+    """ValueError unless `player`'s checkpoint (if it has one) observes and acts in games of
+    `rules`' shape: said before any game is played."""
+    from ..actions import ActionLayout
+    from ..observation import ObservationEncoder
+    from .policy import checkpoint_spec
+
+    path = checkpoint_of(player)
+    if path is None:
+        return
+    _, own, depth, _, _ = checkpoint_spec(path)
+    if (ObservationEncoder(own, depth).size != ObservationEncoder(rules, depth).size
+            or ActionLayout(own).size != ActionLayout(rules).size):
+        raise ValueError(f"checkpoint {path} plays {own.variant} with {own.num_players} "
+                         f"players; its observations and actions do not fit {rules.variant} "
+                         f"with {rules.num_players}")
+
+
+def run(t: Task, players: list[str], games: int | None = None, workers: int | None = None,
+        progress: bool = False) -> dict:
+    """Play task `t` with `players` (player specs: scripted names, checkpoints, search
+    players) added to its population; ``games`` overrides the task's games per pair (a
+    smaller run, no longer the task's protocol: the result says so). Returns the result
+    dictionary `to_markdown` and ``skipbo benchmark`` write."""
+    if not isinstance(players, (list, tuple)) or not players:
+        raise ValueError("give at least one player to benchmark")
+    players = [check_player(p, what="player") for p in players]
+    rules = t.game_rules()
+    for p in players:
+        _check_fits(p, rules)
+    entrants = list(dict.fromkeys([*t.population, *players]))
+    per_pair = t.games if games is None else checks.integer(games, "games", minimum=1)
+    pairs, records = {}, []
+    for a, b in itertools.combinations(entrants, 2):
+        lineups = t.lineups(a, b)
+        wins = {a: 0, b: 0}
+        total = draws = 0
+        for i, seats in enumerate(lineups):
+            share = -(-per_pair // len(lineups))
+            seed = t.seed + 7919 * i
+            res = run_games(rules, seats, share, seed, workers, progress, keep_records=True)
+            for r in res["records"]:
+                records.append(r)
+                won = {r["seats"][s] for s in r["winners"]}
+                draws += not won
+                for name in won:
+                    wins[name] += 1
+            total += res["games"]
+        lo, hi = wilson(wins[a], total)
+        pairs[f"{a} vs {b}"] = {"a": a, "b": b, "games": total, "a_wins": wins[a],
+                                "b_wins": wins[b], "draws": draws,
+                                "a_win_rate": wins[a] / total, "a_ci95": [lo, hi]}
+    return {"format": FORMAT, "task": t.to_dict(), "players": players,
+            "entrants": entrants, "games_per_pair": per_pair,
+            "protocol": per_pair == t.games, "pairs": pairs,
+            "ratings": ratings(records, entrants)}
+
+
+def to_markdown(result: dict) -> str:
+    """The result as Markdown: ratings (best first), then each player's pairwise rows."""
+    t = result["task"]
+    lines = [f"## {t['name']}: {t['description']}", "",
+             f"{result['games_per_pair']} games per pair, seed {t['seed']}"
+             + ("" if result["protocol"] else " (not the task's protocol: fewer games)"), "",
+             "| player | rating (mu - 3 sigma) | mu | sigma |", "|---|---|---|---|"]
+    order = sorted(result["ratings"].items(), key=lambda kv: -kv[1]["ordinal"])
+    for name, r in order:
+        lines.append(f"| {name} | {r['ordinal']:.2f} | {r['mu']:.2f} | {r['sigma']:.2f} |")
+    lines += ["", "| pair | games | first's win rate (95% interval) | draws |",
+              "|---|---|---|---|"]
+    for pair, p in result["pairs"].items():
+        lo, hi = p["a_ci95"]
+        lines.append(f"| {pair} | {p['games']} | {p['a_win_rate']:.1%} ({lo:.1%}-{hi:.1%}) | "
+                     f"{p['draws']} |")
+    return "\n".join(lines) + "\n"
+
+
+def to_json(result: dict) -> str:
+    return json.dumps(result, indent=1, sort_keys=True)

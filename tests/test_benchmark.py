@@ -1,0 +1,132 @@
+"""Benchmark tasks (skipbo_env/players/benchmark.py, docs/benchmark.md): fixed rules,
+population and protocol; reruns give identical results; ratings from openskill order players
+as their results do; `skipbo benchmark` prints and writes them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skipbo_env.players import benchmark as bench
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN = Path(__file__).parent / "data" / "benchmark_tasks.json"
+
+
+def test_the_tasks_cover_two_player_three_player_partnership_masters_and_junior_games():
+    shapes = {(t.variant, t.num_players) for t in bench.TASKS.values()}
+    assert {("standard", 2), ("short", 2), ("standard", 3), ("partnership", 4),
+            ("masters", 2), ("junior", 2)} <= shapes
+
+
+def test_every_task_names_its_rules_population_seed_games_and_seat_rotation():
+    for t in bench.TASKS.values():
+        d = t.to_dict()
+        assert d["game_rules"]["stock_size"] == t.game_rules().stock_size
+        assert d["population"] and d["protocol"]["seed"] == t.seed
+        assert d["protocol"]["games_per_pair"] == t.games >= 100
+        assert d["protocol"]["paired_deals"] is True
+        assert "rotation" in d["protocol"]["seat_rotation"]
+
+
+def test_a_tasks_json_is_stable():
+    """A change to a task, or to the rules it plays, shows here: the tasks' JSON is the one
+    committed in tests/data (regenerate it only for a new protocol, and say so)."""
+    now = json.loads(json.dumps({n: t.to_dict() for n, t in bench.TASKS.items()}))
+    assert now == json.loads(GOLDEN.read_text())
+
+
+def test_an_unknown_task_is_named_with_the_tasks_there_are():
+    with pytest.raises(ValueError, match="unknown task 'nope'; tasks: standard_2p"):
+        bench.task("nope")
+
+
+def test_two_players_play_a_against_b_and_more_play_against_copies_or_in_teams():
+    assert bench.task("standard_2p").lineups("x", "y") == [["x", "y"]]
+    assert bench.task("ffa_3p").lineups("x", "y") == [["x", "y", "y"], ["y", "x", "x"]]
+    assert bench.task("partnership_4p").lineups("x", "y") == [["x", "y", "x", "y"]]
+
+
+def test_a_rerun_of_a_task_gives_identical_results():
+    first = bench.run(bench.task("short_2p"), ["greedy", "random"], games=4, workers=2)
+    again = bench.run(bench.task("short_2p"), ["greedy", "random"], games=4, workers=1)
+    assert first == again
+    assert first["entrants"] == ["random", "naive", "greedy", "expert"]  # no duplicates
+    assert len(first["pairs"]) == 6 and not first["protocol"]
+    assert all(p["games"] == 4 for p in first["pairs"].values())
+
+
+def test_ratings_order_players_as_their_results_do():
+    # a beats b, b beats c, a beats c: every time.
+    games = [{"seats": [x, y], "winners": [0]} for x, y in
+             [("a", "b"), ("b", "c"), ("a", "c")] * 20]
+    r = bench.ratings(games, ["a", "b", "c"])
+    assert r["a"]["ordinal"] > r["b"]["ordinal"] > r["c"]["ordinal"]
+    assert all(v["sigma"] < 8.333 for v in r.values())  # the games made them surer
+
+
+def test_a_drawn_game_ties_everyone_and_a_team_win_counts_once_for_the_side():
+    drawn = bench.ratings([{"seats": ["a", "b"], "winners": []}] * 10, ["a", "b"])
+    assert drawn["a"]["mu"] == pytest.approx(drawn["b"]["mu"])
+    teams = bench.ratings([{"seats": ["a", "b", "a", "b"], "winners": [0, 2]}] * 10,
+                          ["a", "b"])
+    pairs = bench.ratings([{"seats": ["a", "b"], "winners": [0]}] * 10, ["a", "b"])
+    assert teams == pairs
+
+
+def test_a_free_for_all_win_ranks_the_winner_above_the_rest():
+    games = [{"seats": ["a", "b", "b"], "winners": [0]},
+             {"seats": ["b", "a", "a"], "winners": [1]}] * 10
+    r = bench.ratings(games, ["a", "b"])
+    assert r["a"]["mu"] > r["b"]["mu"]
+
+
+def test_a_checkpoint_for_other_games_is_refused_before_any_game(monkeypatch):
+    def no_games(*args, **kwargs):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(bench, "run_games", no_games)
+    with pytest.raises(ValueError, match="do not fit standard with 3"):
+        bench.run(bench.task("ffa_3p"), ["standard_2p"])
+    with pytest.raises(ValueError, match="unknown player 'nobody'"):
+        bench.run(bench.task("short_2p"), ["nobody"])
+    with pytest.raises(ValueError, match="at least one player"):
+        bench.run(bench.task("short_2p"), [])
+
+
+def test_the_benchmark_command_prints_and_writes_json_and_markdown(tmp_path):
+    out = tmp_path / "results"
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "benchmark",
+                             "short_2p", "--player", "greedy", "--games", "2", "--quiet",
+                             "--out", str(out)], capture_output=True, text=True, timeout=600,
+                            cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert "| greedy |" in result.stdout and "| greedy vs expert | 2 |" in result.stdout
+    data = json.loads((out / "short_2p.json").read_text())
+    assert data["format"] == bench.FORMAT and data["task"]["name"] == "short_2p"
+    assert set(data["ratings"]) == {"random", "naive", "greedy", "expert"}
+    assert (out / "short_2p.md").read_text() == result.stdout
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    bad = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "benchmark", "short_2p",
+                          "--player", "greedy", "--games", "1", "--quiet", "--out",
+                          str(blocked)], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert bad.returncode == 2 and "cannot write the results under" in bad.stderr
+    bad = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "benchmark", "nope",
+                          "--player", "greedy"], capture_output=True, text=True, timeout=600,
+                         cwd=ROOT)
+    assert bad.returncode == 2 and "invalid choice: 'nope'" in bad.stderr
+
+
+def test_the_docs_table_of_tasks_is_the_tasks_definition():
+    text = (ROOT / "docs" / "benchmark.md").read_text()
+    for t in bench.TASKS.values():
+        rules = t.game_rules()
+        row = (f"| `{t.name}` | {t.description} | {rules.variant}, {rules.num_players} players, "
+               f"stock {rules.stock_size} | {', '.join(t.population)} | {t.lineup_kind()} | "
+               f"{t.games} | {t.seed} |")
+        assert row in text
