@@ -96,6 +96,8 @@ def test_a_checkpoint_for_other_games_is_refused_before_any_game(monkeypatch):
         bench.run(bench.task("short_2p"), ["nobody"])
     with pytest.raises(ValueError, match="at least one player"):
         bench.run(bench.task("short_2p"), [])
+    with pytest.raises(ValueError, match="games must be"):
+        bench.run(bench.task("short_2p"), ["greedy"], games=10**30)
 
 
 def test_the_benchmark_command_prints_and_writes_json_and_markdown(tmp_path):
@@ -120,6 +122,10 @@ def test_the_benchmark_command_prints_and_writes_json_and_markdown(tmp_path):
                           "--player", "greedy"], capture_output=True, text=True, timeout=600,
                          cwd=ROOT)
     assert bad.returncode == 2 and "invalid choice: 'nope'" in bad.stderr
+    huge = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "benchmark",
+                           "short_2p", "--player", "greedy", "--games", "1" + "0" * 30],
+                          capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert huge.returncode == 2 and "a number of games from 1 to 10,000,000" in huge.stderr
 
 
 def test_the_docs_table_of_tasks_is_the_tasks_definition():

@@ -31,6 +31,8 @@ def _ranged(kind, what: str, low, high=None):
 
 
 _positive = _ranged(int, "a positive integer", 1)
+MAX_GAMES = 10**7
+_games = _ranged(int, f"a number of games from 1 to {MAX_GAMES:,}", 1, MAX_GAMES)
 _seconds = _ranged(float, "0 to 60 seconds", 0, 60)
 _port = _ranged(int, "a port from 0 to 65535", 0, 65535)
 
@@ -171,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--players", required=True,
                    help="one agent name per seat, comma-separated (e.g. expert,naive), or with "
                         "--round-robin the agents to pair off")
-    t.add_argument("--games", type=_positive, default=1000)
+    t.add_argument("--games", type=_games, default=1000)
     t.add_argument("--stock-size", type=_positive, default=None)
     t.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None,
                    help="how a game nobody can finish ends (default: the rules' default, "
@@ -187,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
                                       "checkpoint's name (standard_2p, short_2p, "
                                       "rllib_standard_2p)")
     ev.add_argument("--opponents", default="random,naive,greedy,expert")
-    ev.add_argument("--games", type=_positive, default=2000)
+    ev.add_argument("--games", type=_games, default=2000)
     ev.add_argument("--variant", choices=VARIANTS, default=None,
                    help="default: the variant in the checkpoint's model card")
     ev.add_argument("--stock-size", type=_positive, default=None,
@@ -207,7 +209,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--player", action="append", required=True,
                    help="a player to benchmark: a scripted name, a checkpoint (or a shipped "
                         "one's name) or lookahead:CHECKPOINT (repeatable)")
-    b.add_argument("--games", type=_positive, default=None,
+    b.add_argument("--games", type=_games, default=None,
                    help="games per pair (default: the task's; fewer is not the protocol)")
     b.add_argument("--workers", type=_positive, default=None)
     b.add_argument("--out", default=None,

@@ -20,6 +20,7 @@ from .registry import check_player, checkpoint_of
 from .tournament import run_games, wilson
 
 FORMAT = "skipbo-benchmark/1"
+MAX_GAMES = 10**7  # per pair: the harness lists its deals before playing them
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,8 @@ def run(t: Task, players: list[str], games: int | None = None, workers: int | No
     for p in players:
         _check_fits(p, rules)
     entrants = list(dict.fromkeys([*t.population, *players]))
-    per_pair = t.games if games is None else checks.integer(games, "games", minimum=1)
+    per_pair = t.games if games is None else checks.integer(games, "games", minimum=1,
+                                                             maximum=MAX_GAMES)
     pairs, records = {}, []
     for a, b in itertools.combinations(entrants, 2):
         lineups = t.lineups(a, b)
