@@ -92,7 +92,7 @@ def task(name: str) -> Task:
     return TASKS[name]
 
 
-def ratings(records: list[dict], names: list[str], teams=None) -> dict:
+def ratings(records: list[dict], names: list[str]) -> dict:
     """openskill Plackett-Luce ratings of `names` from game `records` in their order (each
     {"seats": [name per seat], "winners": [seats]}): in every game each distinct name is one
     side, ranked first if it won and tied last otherwise (a drawn game ties everyone).
@@ -151,18 +151,16 @@ def run(t: Task, players: list[str], games: int | None = None, workers: int | No
     pairs, records = {}, []
     for a, b in itertools.combinations(entrants, 2):
         lineups = t.lineups(a, b)
+        share = -(-per_pair // len(lineups))
         wins = {a: 0, b: 0}
         total = draws = 0
         for i, seats in enumerate(lineups):
-            share = -(-per_pair // len(lineups))
-            seed = t.seed + 7919 * i
-            res = run_games(rules, seats, share, seed, workers, progress, keep_records=True)
-            for r in res["records"]:
-                records.append(r)
-                won = {r["seats"][s] for s in r["winners"]}
-                draws += not won
-                for name in won:
-                    wins[name] += 1
+            res = run_games(rules, seats, share, t.seed + 7919 * i, workers, progress,
+                            keep_records=True)
+            records += res["records"]
+            for name in wins:
+                wins[name] += res["players"][name]["wins"]
+            draws += res["draws"]
             total += res["games"]
         lo, hi = wilson(wins[a], total)
         pairs[f"{a} vs {b}"] = {"a": a, "b": b, "games": total, "a_wins": wins[a],
