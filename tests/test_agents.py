@@ -196,6 +196,68 @@ def test_expert_plays_rather_than_hold_back_when_nothing_is_left_to_draw():
     assert empty.describe(make_agent("expert").act(empty)) == "hand 7 -> building pile 0"
 
 
+MASTERS = Rules.preset("masters", 2)
+
+
+def test_expert_pays_n_coins_as_the_n_its_stock_top_needs_when_no_card_reaches_it():
+    # Stock 5 on a pile showing 3: no 4 anywhere, no card to buy; 4 coins as the 4.
+    game = position(MASTERS, building=[[1, 2, 3]],
+                    players=[{"hand": [9, 10, 11, 12, 8], "stock": [2, 5]}, {"stock": [7, 7]}])
+    chosen = make_agent("expert").act(game)
+    assert game.describe(chosen) == "pay 4 coins as the 4 on building pile 0"
+    assert make_agent("expert_tolls").act(game) not in (
+        game.layout.coin_play(i) for i in range(4))
+
+
+def test_expert_buys_another_players_discard_top_for_1_coin_rather_than_pay_the_number():
+    game = position(MASTERS, building=[[1, 2, 3]],
+                    players=[{"hand": [9, 10, 11, 12, 8], "stock": [2, 5]},
+                             {"stock": [7, 7], "discard_piles": [[6], [4], [], []]}])
+    chosen = make_agent("expert").act(game)
+    assert game.layout.decode(chosen).kind == "buy"
+    assert game.describe(chosen).startswith("buy") and "discard pile 1" in game.describe(chosen)
+
+
+def test_expert_plays_cards_before_coins_when_its_cards_reach_the_stock_top():
+    game = position(MASTERS, building=[[1, 2, 3]],
+                    players=[{"hand": [4, 10, 11, 12, 8], "stock": [2, 5]},
+                             {"stock": [7, 7], "discard_piles": [[4], [], [], []]}])
+    assert game.describe(make_agent("expert").act(game)) == "hand 4 -> building pile 0"
+
+
+def test_expert_never_buys_another_players_last_stock_card():
+    # Buying it would empty that stock and win the game for its owner: a coin play instead.
+    game = position(MASTERS, building=[[1, 2, 3]],
+                    players=[{"hand": [9, 10, 11, 12, 8], "stock": [2, 5]}, {"stock": [4]}])
+    assert game.layout.decode(make_agent("expert").act(game)).kind == "coin"
+    two = position(MASTERS, building=[[1, 2, 3]],
+                   players=[{"hand": [9, 10, 11, 12, 8], "stock": [2, 5]}, {"stock": [9, 4]}])
+    chosen = make_agent("expert").act(two)
+    assert two.layout.decode(chosen).kind == "buy" and "stock" in two.describe(chosen)
+
+
+def test_expert_follows_a_coin_play_with_its_stock_top_and_pays_no_coin_it_cannot():
+    game = position(MASTERS, building=[[1, 2, 3]],
+                    players=[{"hand": [9, 10, 11, 12, 8], "stock": [2, 5]}, {"stock": [7, 7]}])
+    expert = make_agent("expert")
+    game.step(expert.act(game))
+    assert game.phase == "coin_followup"
+    assert game.describe(expert.act(game)) == "stock 5 -> building pile 0"
+    poor = position(MASTERS, building=[[1, 2, 3]], coins=[3, 21],
+                    players=[{"hand": [9, 10, 11, 12, 8], "stock": [2, 5]}, {"stock": [7, 7]}])
+    assert poor.layout.decode(expert.act(poor)).kind == "discard"
+
+
+def test_expert_tolls_is_expert_outside_skipbo_masters():
+    rules = Rules.preset("standard", 2, stock_size=6)
+    a, b = make_agent("expert", 3), make_agent("expert_tolls", 3)
+    game = Game(rules, seed=5)
+    while not game.is_over:
+        move = a.act(game)
+        assert b.act(game) == move
+        game.step(move)
+
+
 def test_a_round_robin_gives_the_pairwise_table_and_elo_ratings():
     from skipbo_env.players.tournament import elo, round_robin
     rules = Rules.preset("standard", 2, stock_size=4)

@@ -177,9 +177,12 @@ def _check_expert(variant: str, players: int, positions: int, seed: int,
         engine.set_game(i, game)
     chosen = engine.scripted_actions(["expert"] * players).copy()
     expert = make_agent("expert")
-    seen = {"nothing_to_draw": 0, "discards": 0, "tolls": 0, "set_order_ties": 0}
+    seen = {"nothing_to_draw": 0, "discards": 0, "tolls": 0, "set_order_ties": 0,
+            "coin_plays": 0, "purchases": 0}
     for i, game in enumerate(games):
         want = expert.act(game)
+        seen["coin_plays"] += game.layout.decode(want).kind == "coin"
+        seen["purchases"] += game.layout.decode(want).kind == "buy"
         assert chosen[i] == want, f"expert, position {i}: {game.describe(want)}, {game.to_dict()}"
         # The expert's planning marks cards in place and restores them: the row is untouched.
         assert engine.state_dict(i) == game.to_dict()
@@ -199,6 +202,14 @@ def test_batched_expert_chooses_the_reference_experts_moves(variant, players):
                          seed=VARIANTS.index(variant) * 10 + players, stock_size=8)
     assert seen["discards"] > 0 or variant.startswith("junior")
     assert seen["tolls"] > 0 or not variant.startswith("masters")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_batched_expert_spends_coins_as_the_reference_expert_does(players):
+    # Skip-Bo Masters: the expert's coin plays and purchases (ExpertAgent._coin_step), in
+    # positions of mixed play.
+    seen = _check_expert("masters", players, positions=400, seed=40 + players, stock_size=10)
+    assert seen["coin_plays"] > 0 and seen["purchases"] > 0, seen
 
 
 @pytest.mark.parametrize("variant,players", SHORT_DECK_CASES)
@@ -229,7 +240,8 @@ def test_batched_expert_breaks_discard_ties_in_the_references_set_order(hand, st
     # one rank and different tolls (Skip-Bo Masters) neither the hand's order nor the ids'.
     assert KA.EXPERT_SAFE_GAP == ExpertAgent.SAFE_GAP
     rules = Rules.preset("masters", 2)
-    game = position(rules, building=building,
+    # Without coins: with them the second position's 5 would be a coin play.
+    game = position(rules, building=building, coins=[0, 24],
                     players=[{"stock": [stock], "hand": hand}, {"stock": [12]}])
     want = make_agent("expert").act(game)
     assert game.layout.decode(want).card == discarded == next(

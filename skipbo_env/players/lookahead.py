@@ -21,7 +21,9 @@ class LookaheadAgent(ExpertAgent):
     stock cards over the closest opponent, a game won or lost counting `WIN` cards more.
 
     Playing its own stock top is never searched (a number goes where `expert` puts it), nor is
-    a toll; everything else is: which cards to play and where, when to stop, what to discard.
+    a toll; everything else is: which cards to play and where, when to stop, what to discard,
+    and in Skip-Bo Masters which coin plays and purchases to make (`expert`'s choice, the one
+    to beat, spends coins as `ExpertAgent._coin_step` says, and so do the rollouts).
     `rollouts` caps the rollouts one decision may spend (None, the default: no cap, the
     play measured in docs/agents.md). Under a cap the deals are shared out: every distinct
     action gets ``min(samples, rollouts // actions)`` deals (at least two; when the cap cannot

@@ -26,10 +26,10 @@ from .. import checks
 from ..rules import Rules
 from .base import Agent
 from .lookahead import LookaheadAgent, PolicyLookaheadAgent
-from .scripted import ExpertAgent, GreedyAgent, NaiveAgent, RandomAgent
+from .scripted import ExpertAgent, GreedyAgent, NaiveAgent, RandomAgent, TollOnlyExpertAgent
 
 SCRIPTED: dict[str, type[Agent]] = {cls.name: cls for cls in (
-    RandomAgent, NaiveAgent, GreedyAgent, ExpertAgent, LookaheadAgent)}
+    RandomAgent, NaiveAgent, GreedyAgent, ExpertAgent, TollOnlyExpertAgent, LookaheadAgent)}
 """The scripted players by name."""
 AGENTS = SCRIPTED  # the name of earlier releases
 SELF_PLAY = "self_play"

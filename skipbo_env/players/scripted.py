@@ -149,12 +149,20 @@ class ExpertAgent(GreedyAgent):
        empty pile, else onto the pile it buries least; wilds are never discarded while a
        number can be.
 
-    In Skip-Bo Masters it pays every toll it can and spends no other coins; in the junior
-    games, where play is compulsory, steps 1-4 pick the play and a safe play is preferred.
+    In Skip-Bo Masters it pays every toll it can, and between steps 2 and 3 it spends coins
+    where no chain of cards reaches the stock top (`_coin_step`): it fills one gap of a chain
+    with a coin play (N coins as the N) or by buying another player's discard-pile top (or a
+    stock top that is not their last card) for 1 coin, the cheapest in coins first.
+    `expert_tolls` (`TollOnlyExpertAgent`) is the earlier toll-only player, kept for
+    comparison. In the junior games, where play is compulsory, steps 1-4 pick the play and a
+    safe play is preferred.
     Mirror: vector.players.expert_action"""
 
     name = "expert"
     SAFE_GAP = 3  # measured best of 0-5 against naive (docs/agents.md)
+    COINS = True  # spend coins on coin plays and purchases (Masters); False: tolls only
+    COIN_LIMIT = 12  # the most coins one coin play may cost (measured: docs/agents.md)
+    BUY_STOCK = True  # whether another team's stock top may be bought (never its last card)
 
     def choose(self, view: SeatView) -> int:
         toll = toll_or_none(view)
@@ -162,12 +170,16 @@ class ExpertAgent(GreedyAgent):
             return toll
         plays = legal_plays(view)
         if plays:
-            action = first_of(view, plays, self._stock_play, self._chain_step, self._hand_out,
-                            self._safe_play, self._unstall)
+            action = first_of(view, plays, self._stock_play, self._chain_step,
+                              self._coin_step, self._hand_out, self._safe_play, self._unstall)
             if action is not None:
                 return action
             if view.rules.stacked or view.phase == Phase.COIN_FOLLOWUP:
                 return plays[0][0]
+        else:  # no card to play, but a coin play or a purchase may still reach the stock
+            action = self._coin_step(view, plays)
+            if action is not None:
+                return action
         if view.layout.end_turn in view.legal_actions:
             return view.layout.end_turn
         return self._discard(view)
@@ -236,6 +248,8 @@ class ExpertAgent(GreedyAgent):
         best = None
         top_rank = view.rules.max_rank
         for pile, cards in enumerate(view.building_piles):
+            if view.pending_pile is not None and pile != view.pending_pile:
+                continue  # a coin play's follow-up goes on its pile
             shows = len(cards)
             if shows < target - 1:
                 needs = range(shows + 1, target)
@@ -250,21 +264,103 @@ class ExpertAgent(GreedyAgent):
                 best = (cost, first, pile)
         if best is None:
             return None
-        first = best[1]
-        if first[0] == "hand":  # the hand card of that rank (its toll, in Masters)
+        return self._first_play(view, plays, best[1], best[2])
+
+    def _first_play(self, view: SeatView, plays, first: tuple, pile: int) -> int | None:
+        """The legal play of a plan's first source (`_fill`) onto `pile`; a hand source is the
+        hand card of that rank (the first held, with its toll, in Masters).
+        Mirror: vector.players._first_play"""
+        if first[0] == "hand":
+            m = view.rules.max_rank + 1
             first = ("hand", next(c for c in self._hand_ranks(view) if c % m == first[1]))
-        return self._action_for(view, plays, first, best[2])
+        return self._action_for(view, plays, first, pile)
+
+    def _coin_step(self, view: SeatView, plays) -> int | None:
+        """Skip-Bo Masters, when no chain of cards reaches the own stock top (a number): the
+        first step of the cheapest chain in which one number comes from coins, either a coin
+        play (N coins as the N, at most `COIN_LIMIT`) or a purchase for 1 coin of another
+        team's discard-pile top (or stock top, unless it is their last card: that would win
+        them the game) showing that number, else a wild. The rest of the chain is cards as
+        `_chain_step` finds them. Cheapest: fewest coins, a coin play before a purchase, then
+        as `_chain_step`; the first building pile, the lowest number of those. Only in the
+        play phase, while coins are spent at all (`COINS`).
+        Mirror: vector.players._expert_coin_step"""
+        if not (self.COINS and view.rules.coins) or view.phase != Phase.PLAY:
+            return None
+        top = view.stock_tops[view.seat]
+        m = view.rules.max_rank + 1
+        if top is None or top % m == 0:
+            return None
+        target, coins = top % m, view.coins[view.seat]
+        tops = [(key, [c % m for c in cards]) for key, cards in self._tops(view)]
+        hand = [c % m for c in self._hand_ranks(view)]
+        best = None
+        for pile, cards in enumerate(view.building_piles):
+            shows = len(cards)
+            if shows >= target - 1:
+                continue
+            needs = range(shows + 1, target)
+            for gap in needs:
+                plan = self._fill(tops, hand, needs, gap)
+                if plan is None:
+                    continue
+                first, wilds, hand_used = plan
+                coin = gap <= min(coins, self.COIN_LIMIT)
+                buy = coins >= 1 and self._seller(view, gap) is not None
+                for spend, kind in ((gap, 0), (1, 1)):
+                    if (coin, buy)[kind]:
+                        cost = (spend, kind, wilds, len(needs), hand_used)
+                        if best is None or cost < best[0]:
+                            best = (cost, first, pile, gap)
+        if best is None:
+            return None
+        (_, kind, *_), first, pile, gap = best
+        if first != ("gap",):
+            return self._first_play(view, plays, first, pile)
+        layout = view.layout
+        action = (layout.coin_play(pile) if kind == 0
+                  else layout.purchase(self._seller(view, gap), pile))
+        return action if action in view.legal_actions else None
+
+    def _seller(self, view: SeatView, rank: int) -> int | None:
+        """The purchase source (`ActionLayout.purchase_sources`, by number) of another team's
+        top card showing `rank`, else a wild: discard-pile tops first, then stock tops that
+        are not their owner's last card (if `BUY_STOCK`); None when there is none.
+        Mirror: vector.players._seller"""
+        n, mine = view.rules.num_players, view.rules.team_of(view.seat)
+        best = None
+        for k, source in enumerate(view.layout.purchase_sources):
+            seller = (view.seat + source.owner) % n
+            if seller in mine:
+                continue
+            if source.kind == "stock":
+                if not self.BUY_STOCK or view.stock_sizes[seller] < 2:
+                    continue
+                card = view.stock_tops[seller]
+            else:
+                pile = view.discard_piles[seller][source.index]
+                card = pile[-1] if pile else None
+            if card is None or view.rank(card) not in (rank, 0):
+                continue
+            key = (view.rank(card) == 0, source.kind == "stock", k)
+            if best is None or key < best:
+                best = key
+        return None if best is None else best[2]
 
     @staticmethod
-    def _fill(tops, hand, needs) -> tuple | None:
+    def _fill(tops, hand, needs, gap: int | None = None) -> tuple | None:
         """Cards for each number in `needs` from discard-pile tops and hand ranks (wild 0):
         discard tops first (digging down), then hand numbers, then wilds from discard tops,
-        then hand wilds. Returns (first source, wilds used, hand cards used) or None.
+        then hand wilds; the number `gap` (if any) is left to coins, its source ("gap",).
+        Returns (first source, wilds used, hand cards used) or None.
         Mirror: vector.players._fill"""
         piles = [cards[:] for _, cards in tops]
         hand = hand[:]
         first, wilds, hand_used = None, 0, 0
         for need in needs:
+            if need == gap:
+                first = first or ("gap",)
+                continue
             source = None
             for i, cards in enumerate(piles):
                 if cards and cards[-1] == need:
@@ -395,3 +491,13 @@ class ExpertAgent(GreedyAgent):
         for cards in view.building_piles:
             needs.update(range(len(cards) + 1, target))
         return needs
+
+
+class TollOnlyExpertAgent(ExpertAgent):
+    """`expert_tolls`: `expert` as it played Skip-Bo Masters before it spent coins (it pays
+    every toll it can, and never makes a coin play or a purchase); kept to measure the coin
+    play against (docs/agents.md). In every other variant it is `expert`.
+    Mirror: none (a comparison player; it runs on the reference engine)"""
+
+    name = "expert_tolls"
+    COINS = False

@@ -17,6 +17,7 @@ from numba import prange
 
 from .kernels import (
     FOLLOWUP,
+    PLAY,
     SRC_DISCARD,
     SRC_HAND,
     SRC_STOCK,
@@ -210,7 +211,10 @@ def _greedy_discard(st, tb, g, p):
 # returns, so the row reads as it did. (Kernels allocate nothing; the discard's tie-break
 # writes buf.seen, the observation's scratch row, which every observation clears first.)
 EXPERT_SAFE_GAP = 3  # players.scripted.ExpertAgent.SAFE_GAP
+EXPERT_COIN_LIMIT = 12  # players.scripted.ExpertAgent.COIN_LIMIT
+EXPERT_BUY_STOCK = True  # players.scripted.ExpertAgent.BUY_STOCK
 _NONE = -(1 << 20)  # no source yet
+_GAP = -(1 << 21)  # the number a plan leaves to coins
 
 
 @jit(inline="always")
@@ -311,12 +315,13 @@ def _expert_stock_play(st, tb, masks, g, p):
 
 
 @jit
-def _fill(st, tb, g, p, shows, target, hand_wilds):
+def _fill(st, tb, g, p, shows, target, hand_wilds, gap):
     """The cheapest way to raise a building pile showing `shows` to one below `target` (past
     the top and round again when it shows that or more): each number from discard-pile tops
-    (digging), else hand numbers, else discard-top wilds, else hand wilds. Returns (cost,
-    first source): the cost packs (wilds, numbers needed, hand cards) (-1: no way); the
-    first source is a play source number, or -1 - rank for a hand card of that rank.
+    (digging), else hand numbers, else discard-top wilds, else hand wilds; the number `gap`
+    (-1: none) is left to coins. Returns (cost, first source): the cost packs (wilds, numbers
+    needed, hand cards) (-1: no way); the first source is a play source number, -1 - rank for
+    a hand card of that rank, or _GAP.
     Mirror: players.scripted.ExpertAgent._fill"""
     piles, lens, prm, owners = st.piles, st.lens, tb.prm, tb.owners
     top, d = prm.top, prm.d
@@ -331,6 +336,10 @@ def _fill(st, tb, g, p, shows, target, hand_wilds):
             lo, hi = 1, (0 if shows < target - 1 else target - 1)
         for need in range(lo, hi + 1):
             count += 1
+            if need == gap:
+                if first == _NONE:
+                    first = _GAP
+                continue
             source = _NONE
             # The numbers needed are all different: a hand number is never needed twice.
             for t in range(prm.tm + 1):
@@ -413,28 +422,51 @@ def _expert_chain_step(st, tb, masks, g, p):
     target = piles[g, sk, lens[g, sk] - 1] % m
     if target == 0:
         return -1
-    hk = prm.hands + p * (prm.hs if prm.stacked else 1)
-    hand_wilds = 0
-    if prm.stacked:
-        for s in range(prm.hs):
-            k = hk + s
-            if lens[g, k] and piles[g, k, lens[g, k] - 1] % m == 0:
-                hand_wilds += 1
-    else:
-        for j in range(lens[g, hk]):
-            if piles[g, hk, j] % m == 0:
-                hand_wilds += 1
+    hand_wilds = _hand_wilds(st, tb, g, p)
+    pending = st.scal[g, S.ppile]  # a coin play's follow-up goes on its pile
     best_cost, best_first, best_pile = -1, 0, -1
     for pile in range(b):
-        cost, first = _fill(st, tb, g, p, lens[g, prm.build + pile], target, hand_wilds)
+        if pending >= 0 and pile != pending:
+            continue
+        cost, first = _fill(st, tb, g, p, lens[g, prm.build + pile], target, hand_wilds, -1)
         if cost >= 0 and (best_cost < 0 or cost < best_cost):
             best_cost, best_first, best_pile = cost, first, pile
     if best_pile < 0:
         return -1
-    if best_first >= 0:
-        a = best_first * b + best_pile
+    return _first_play(st, tb, masks, g, p, best_first, best_pile)
+
+
+@jit
+def _hand_wilds(st, tb, g, p):
+    """How many wilds seat p holds (showing on a hand stack, in stacked mode)."""
+    piles, lens, prm = st.piles, st.lens, tb.prm
+    m = prm.top + 1
+    hk = prm.hands + p * (prm.hs if prm.stacked else 1)
+    count = 0
+    if prm.stacked:
+        for s in range(prm.hs):
+            k = hk + s
+            if lens[g, k] and piles[g, k, lens[g, k] - 1] % m == 0:
+                count += 1
+    else:
+        for j in range(lens[g, hk]):
+            if piles[g, hk, j] % m == 0:
+                count += 1
+    return count
+
+
+@jit
+def _first_play(st, tb, masks, g, p, first, pile):
+    """The legal play of a plan's first source (`_fill`) onto `pile` (-1: not legal); a hand
+    source is the first hand card of that rank.
+    Mirror: players.scripted.ExpertAgent._first_play"""
+    piles, lens, prm = st.piles, st.lens, tb.prm
+    b, m = prm.b, prm.top + 1
+    hk = prm.hands + p * (prm.hs if prm.stacked else 1)
+    if first >= 0:
+        a = first * b + pile
         return a if masks[g, a] else -1
-    rank = -1 - best_first
+    rank = -1 - first
     card = -1
     if prm.stacked:
         for s in range(prm.hs):
@@ -445,7 +477,80 @@ def _expert_chain_step(st, tb, masks, g, p):
         for j in range(lens[g, hk]):
             if card < 0 and piles[g, hk, j] % m == rank:
                 card = piles[g, hk, j]
-    return _hand_play(st, tb, masks, g, p, card, best_pile)
+    return _hand_play(st, tb, masks, g, p, card, pile)
+
+
+@jit
+def _seller(st, tb, g, p, rank):
+    """The purchase source number of another team's top card showing `rank`, else a wild:
+    discard-pile tops first, then stock tops that are not their owner's last card (-1: none).
+    Mirror: players.scripted.ExpertAgent._seller"""
+    piles, lens, prm, team_id = st.piles, st.lens, tb.prm, tb.team_id
+    n, d, m = prm.n, prm.d, prm.top + 1
+    best, best_key = -1, 0
+    src = 0
+    for offset in range(1, n):
+        seller = (p + offset) % n
+        for j in range(d + 1):
+            k = prm.stocks + seller if j == 0 else prm.discs + seller * d + j - 1
+            ok = team_id[seller] != team_id[p] and lens[g, k] > 0
+            if j == 0 and (not EXPERT_BUY_STOCK or lens[g, k] < 2):
+                ok = False
+            if ok:
+                r = piles[g, k, lens[g, k] - 1] % m
+                if r == rank or r == 0:
+                    key = ((1 if r == 0 else 0) * 2 + (1 if j == 0 else 0)) * 4096 + src
+                    if best < 0 or key < best_key:
+                        best, best_key = src, key
+            src += 1
+    return best
+
+
+@jit
+def _expert_coin_step(st, tb, masks, g, p):
+    """Skip-Bo Masters, when no chain of cards reaches the own stock top (a number): the first
+    step of the cheapest chain with one number from coins, a coin play (at most
+    EXPERT_COIN_LIMIT coins) or a 1-coin purchase (`_seller`) (-1: none, or not legal).
+    Mirror: players.scripted.ExpertAgent._coin_step"""
+    piles, lens, scal, prm = st.piles, st.lens, st.scal, tb.prm
+    if not prm.coins or scal[g, S.phase] != PLAY:
+        return -1
+    m, b = prm.top + 1, prm.b
+    sk = prm.stocks + p
+    if lens[g, sk] == 0:
+        return -1
+    target = piles[g, sk, lens[g, sk] - 1] % m
+    if target == 0:
+        return -1
+    coins = scal[g, S.coins + p]
+    hand_wilds = _hand_wilds(st, tb, g, p)
+    best_key, best_first, best_pile, best_gap, best_kind = -1, 0, -1, 0, 0
+    for pile in range(b):
+        shows = lens[g, prm.build + pile]
+        if shows >= target - 1:
+            continue
+        for gap in range(shows + 1, target):
+            cost, first = _fill(st, tb, g, p, shows, target, hand_wilds, gap)
+            if cost < 0:
+                continue
+            coin = gap <= min(coins, EXPERT_COIN_LIMIT)
+            buy = coins >= 1 and _seller(st, tb, g, p, gap) >= 0
+            for kind in range(2):
+                if (buy if kind else coin):
+                    spend = 1 if kind else gap
+                    key = (spend * 2 + kind) * (1 << 21) + cost
+                    if best_key < 0 or key < best_key:
+                        best_key, best_first, best_pile = key, first, pile
+                        best_gap, best_kind = gap, kind
+    if best_key < 0:
+        return -1
+    if best_first != _GAP:
+        return _first_play(st, tb, masks, g, p, best_first, best_pile)
+    if best_kind == 0:
+        a = prm.cbase + best_pile
+    else:
+        a = prm.pbase + _seller(st, tb, g, p, best_gap) * b + best_pile
+    return a if masks[g, a] else -1
 
 
 @jit(inline="always")
@@ -701,7 +806,8 @@ def _expert_discard(st, tb, seen, g, p):
 @jit
 def expert_action(st, tb, masks, seen, g):
     """Pay a toll when it can; else the first of: the stock top, the first play of the
-    cheapest chain to the stock, the first play of a hand-emptying sequence, a safe number,
+    cheapest chain to the stock, the first step of a chain with coins (Masters), the first
+    play of a hand-emptying sequence, a safe number,
     any play when nothing is left to draw; junior games and coin follow-ups then play the
     first play; else end the turn; else discard (`_expert_discard`). seen[g] is scratch.
     Mirror: players.scripted.ExpertAgent"""
@@ -719,6 +825,8 @@ def expert_action(st, tb, masks, seen, g):
         if a < 0:
             a = _expert_chain_step(st, tb, masks, g, p)
         if a < 0:
+            a = _expert_coin_step(st, tb, masks, g, p)
+        if a < 0:
             a = _expert_hand_out(st, tb, masks, g, p)
         if a < 0:
             a = _expert_safe_play(st, tb, masks, g, p)
@@ -728,6 +836,10 @@ def expert_action(st, tb, masks, seen, g):
             return a
         if prm.stacked or scal[g, S.phase] == FOLLOWUP:
             return first_play
+    else:  # no card to play, but a coin play or a purchase may still reach the stock
+        a = _expert_coin_step(st, tb, masks, g, p)
+        if a >= 0:
+            return a
     if masks[g, prm.end]:
         return prm.end
     return _expert_discard(st, tb, seen, g, p)
