@@ -196,6 +196,19 @@ def test_expert_plays_rather_than_hold_back_when_nothing_is_left_to_draw():
     assert empty.describe(make_agent("expert").act(empty)) == "hand 7 -> building pile 0"
 
 
+def test_expert_builds_a_chain_to_its_partners_stock_when_none_reaches_its_own():
+    # Partnership: no chain reaches its own 9, the hand 4 lets partner's 5 be played (which
+    # also takes the pile past the next opponent's 5).
+    rules = Rules.preset("partnership", 4)
+    game = position(rules, building=[[1, 2, 3]],
+                    players=[{"hand": [4, 10, 11, 12, 7], "stock": [9]}, {"stock": [5]},
+                             {"stock": [8, 5]}, {"stock": [11]}])
+    expert = make_agent("expert")
+    assert game.describe(expert.act(game)) == "hand 4 -> building pile 0"
+    game.step(expert.act(game))
+    assert game.describe(expert.act(game)) == "player 2's stock 5 -> building pile 0"
+
+
 MASTERS = Rules.preset("masters", 2)
 
 

@@ -252,6 +252,19 @@ def test_batched_expert_breaks_discard_ties_in_the_references_set_order(hand, st
     assert engine.scripted_actions(["expert", "expert"])[0] == want
 
 
+def test_batched_expert_builds_a_chain_to_a_partners_stock_as_the_reference_does():
+    rules = Rules.preset("partnership", 4)
+    game = position(rules, building=[[1, 2, 3]],
+                    players=[{"hand": [4, 10, 11, 12, 7], "stock": [9]}, {"stock": [5]},
+                             {"stock": [8, 5]}, {"stock": [11]}])
+    want = make_agent("expert").act(game)
+    assert game.describe(want) == "hand 4 -> building pile 0"  # for the partner's 5
+    engine = VectorEngine("partnership", 4, num_games=1)
+    engine.reset(seed=0)
+    engine.set_game(0, game)
+    assert engine.scripted_actions(["expert"] * 4)[0] == want
+
+
 def test_the_batched_set_order_is_cpythons_for_any_hand():
     # `players._set_slots` rebuilds CPython's set table of a hand's ids (up to 30 ids below
     # 128: tables of 8, 32 and 128 slots): sorting the ids by slot gives list(set(hand)).

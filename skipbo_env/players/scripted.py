@@ -135,7 +135,8 @@ class ExpertAgent(GreedyAgent):
        not set up the next player's stock);
     2. else take the first step of the cheapest chain of plays that lets the stock top be
        played, filling each gap from discard-pile tops first (digging into the piles), then
-       hand numbers, then wilds, wilds last;
+       hand numbers, then wilds, wilds last (in team games, with no chain to its own stock
+       top, a chain to a teammate's);
     3. else, if the whole hand can be played out (discard-pile tops helping), do it, to draw
        five fresh cards;
     4. else play numbers from the hand, then from discard-pile tops, onto building piles that
@@ -237,8 +238,20 @@ class ExpertAgent(GreedyAgent):
         return list(view.hand)
 
     def _chain_step(self, view: SeatView, plays) -> int | None:
-        """Mirror: vector.players._expert_chain_step"""
-        top = view.stock_tops[view.seat]
+        """The first play of the cheapest chain to the own stock top; in team games, when
+        there is none (or its first play is not legal), to each teammate's stock top in turn
+        (a teammate's stock card counts for the team as one's own; `_stock_play` plays it).
+        Mirror: vector.players._expert_chain_step"""
+        for owner in view.owners:  # itself first, then its teammates
+            action = self._chain_to(view, plays, owner)
+            if action is not None:
+                return action
+        return None
+
+    def _chain_to(self, view: SeatView, plays, owner: int) -> int | None:
+        """The first play of the cheapest chain that lets seat `owner`'s stock top be played.
+        Mirror: vector.players._chain_to"""
+        top = view.stock_tops[owner]
         m = view.rules.max_rank + 1
         if top is None or top % m == 0:
             return None

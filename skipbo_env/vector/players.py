@@ -410,13 +410,25 @@ def _hand_play(st, tb, masks, g, p, card, pile):
 @jit
 def _expert_chain_step(st, tb, masks, g, p):
     """The first play of the cheapest chain (fewest wilds, then fewest numbers, then fewest
-    hand cards; the first building pile of those) that lets the stock top be played (-1:
-    none, or its first play is not legal).
+    hand cards; the first building pile of those) that lets the stock top be played; in team
+    games, failing that, a teammate's stock top, in owner order (-1: none, or no chain's
+    first play is legal).
     Mirror: players.scripted.ExpertAgent._chain_step"""
+    for t in range(tb.prm.tm + 1):
+        a = _chain_to(st, tb, masks, g, p, tb.owners[p, t])
+        if a >= 0:
+            return a
+    return -1
+
+
+@jit
+def _chain_to(st, tb, masks, g, p, owner):
+    """The first play of seat p's cheapest chain to seat `owner`'s stock top (-1: none).
+    Mirror: players.scripted.ExpertAgent._chain_to"""
     piles, lens, prm = st.piles, st.lens, tb.prm
     top, b = prm.top, prm.b
     m = top + 1
-    sk = prm.stocks + p
+    sk = prm.stocks + owner
     if lens[g, sk] == 0:
         return -1
     target = piles[g, sk, lens[g, sk] - 1] % m
