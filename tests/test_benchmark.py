@@ -85,6 +85,28 @@ def test_a_free_for_all_win_ranks_the_winner_above_the_rest():
     assert r["a"]["mu"] > r["b"]["mu"]
 
 
+def test_wins_by_seat_count_each_player_where_it_played_alone_on_its_side():
+    games = [{"seats": ["a", "b", "b"], "winners": [0]},
+             {"seats": ["b", "a", "b"], "winners": [0]},
+             {"seats": ["b", "b", "a"], "winners": [2]},
+             {"seats": ["a", "b", "b"], "winners": [1]}]
+    seats = bench.by_seat(games, ["a", "b"])
+    assert [r["games"] for r in seats["a"]] == [2, 1, 1]
+    assert [r["wins"] for r in seats["a"]] == [1, 0, 1]
+    assert seats["a"][0]["win_rate"] == 0.5
+    assert [r["games"] for r in seats["b"]] == [0, 0, 0]  # always two copies: not counted
+    assert seats["b"][0]["win_rate"] is None
+
+
+def test_wins_by_team_count_the_team_holding_seat_0_as_team_0():
+    games = [{"seats": ["a", "b", "a", "b"], "winners": [0, 2]},
+             {"seats": ["b", "a", "b", "a"], "winners": [1, 3]},
+             {"seats": ["b", "a", "b", "a"], "winners": []}]
+    seats = bench.by_seat(games, ["a", "b"], teams=((0, 2), (1, 3)))
+    assert [(r["games"], r["wins"]) for r in seats["a"]] == [(1, 1), (2, 1)]
+    assert [(r["games"], r["wins"]) for r in seats["b"]] == [(2, 0), (1, 0)]
+
+
 def test_a_checkpoint_for_other_games_is_refused_before_any_game(monkeypatch):
     def no_games(*args, **kwargs):
         raise AssertionError("a game was played")
@@ -112,6 +134,8 @@ def test_the_benchmark_command_prints_and_writes_json_and_markdown(tmp_path):
     assert data["format"] == bench.FORMAT and data["task"]["name"] == "short_2p"
     assert set(data["ratings"]) == {"random", "naive", "greedy", "expert"}
     assert (out / "short_2p.md").read_text() == result.stdout
+    assert [r["games"] for r in data["by_seat"]["greedy"]] == [3, 3]  # 2 games against each of 3
+    assert "Win rate by seat (seat 0 moves first)" in result.stdout
     blocked = tmp_path / "file"
     blocked.write_text("x")
     bad = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "benchmark", "short_2p",
@@ -136,3 +160,39 @@ def test_the_docs_table_of_tasks_is_the_tasks_definition():
                f"stock {rules.stock_size} | {', '.join(t.population)} | {t.lineup_kind()} | "
                f"{t.games} | {t.seed} |")
         assert row in text
+
+
+def test_the_exploitability_proxy_trains_a_best_response_and_reports_its_win_rate(tmp_path):
+    # A tiny budget (one PPO update) against random: the pipeline, not the strength.
+    out = tmp_path / "results"
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "benchmark",
+                             "short_2p", "--exploit", "random", "--exploit-steps", "100",
+                             "--games", "4", "--workers", "1", "--quiet", "--out", str(out)],
+                            capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    data = json.loads((out / "short_2p_exploit_random.json").read_text())
+    assert data["format"] == bench.EXPLOIT_FORMAT and data["target"] == "random"
+    assert data["steps"] >= 100 and data["games"] == 4 and not data["protocol"]
+    assert data["config"]["vec_env"] == "batched" and data["config"]["opponents"] == {
+        "random": 1.0}
+    assert data["wins"] + data["draws"] <= 4 and 0 <= data["win_rate"] <= 1
+    assert (out / "exploit" / "short_2p_exploit_random.zip").is_file()
+    assert "exploitability proxy of random" in result.stdout
+    assert (out / "short_2p_exploit_random.md").read_text() == result.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["short_2p"], "give --player"),
+    (["short_2p", "--exploit", "nobody"], "unknown player 'nobody'"),
+    # Every target is checked before the first best response trains.
+    (["short_2p", "--exploit", "random", "--exploit", "nobody"], "unknown player 'nobody'"),
+    (["ffa_3p", "--exploit", "standard_2p"], "do not fit standard with 3"),
+    (["short_2p", "--exploit", "random", "--exploit-steps", "0"],
+     "a number of learner steps from 1"),
+    (["short_2p", "--exploit", "random", "--exploit-steps", "1" + "0" * 20],
+     "a number of learner steps from 1"),
+])
+def test_a_bad_exploit_request_is_refused_with_the_reason(args, message):
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "benchmark", *args,
+                             "--quiet"], capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert result.returncode == 2 and message in result.stderr, result.stderr

@@ -35,6 +35,16 @@ def smoke(tmp_path_factory):
     return cfg, card, out / "checkpoints" / "smoke.zip"
 
 
+def test_total_timesteps_0_trains_by_behaviour_cloning_alone(tmp_path):
+    raw = cfgmod.read_yaml(str(ROOT / "configs" / "smoke.yaml"))
+    raw.update(total_timesteps=0, output_dir=str(tmp_path / "checkpoints"),
+               log_dir=str(tmp_path / "runs"), self_play={"weight": 0.0}, curriculum=[])
+    card = train(cfgmod.validate(raw), progress=False)
+    assert card["steps"] == 0 and card["pretrain"]["samples"] > 0
+    assert zipfile.is_zipfile(tmp_path / "checkpoints" / "smoke.zip")
+    assert set(card["evaluation"]["results"]) == {"random", "naive"}
+
+
 def test_training_writes_the_checkpoint_and_its_model_card(smoke):
     cfg, card, path = smoke
     assert zipfile.is_zipfile(path)
@@ -217,7 +227,8 @@ def test_the_opponent_pool_draws_by_weight_and_adds_saved_policies(smoke, tmp_pa
 @pytest.mark.parametrize("change,message", [
     ({"speed": 3}, "unknown key(s) speed"),
     ({"ppo": {"lr": 1}}, "unknown key(s) ppo.lr"),
-    ({"total_timesteps": 0}, "total_timesteps must be at least 1"),
+    ({"total_timesteps": 0}, "total_timesteps is 0 (no PPO) but pretrain.samples is 0 too"),
+    ({"total_timesteps": -1}, "total_timesteps must be at least 0"),
     ({"total_timesteps": "many"}, "total_timesteps must be an integer"),
     ({"variant": "poker"}, "variant/num_players/rules"),
     ({"rules": {"stock_size": -1}}, "stock_size"),

@@ -33,6 +33,9 @@ def _ranged(kind, what: str, low, high=None):
 _positive = _ranged(int, "a positive integer", 1)
 MAX_GAMES = 10**7
 _games = _ranged(int, f"a number of games from 1 to {MAX_GAMES:,}", 1, MAX_GAMES)
+MAX_EXPLOIT_STEPS = 10**10  # players.benchmark.MAX_EXPLOIT_STEPS
+_exploit_steps = _ranged(int, f"a number of learner steps from 1 to {MAX_EXPLOIT_STEPS:,}", 1,
+                         MAX_EXPLOIT_STEPS)
 _seconds = _ranged(float, "0 to 60 seconds", 0, 60)
 _port = _ranged(int, "a port from 0 to 65535", 0, 65535)
 
@@ -142,19 +145,44 @@ def benchmark(args) -> dict:
     from ..players import benchmark as bench
 
     t = bench.task(args.task)
-    result = bench.run(t, args.player, args.games, args.workers, not args.quiet)
-    text = bench.to_markdown(result)
-    print(text, end="")
-    if args.out:
+    if not args.player and not args.exploit:
+        raise ValueError("give --player (players to benchmark) or --exploit (a player to "
+                         "train a best response against)")
+    if args.out:  # refused before hours of games, not after
         try:
             os.makedirs(args.out, exist_ok=True)
-            for suffix, body in ((".json", bench.to_json(result)), (".md", text)):
-                with open(os.path.join(args.out, t.name + suffix), "w") as f:
-                    f.write(body)
         except OSError as e:
             raise ValueError(f"cannot write the results under {args.out}: "
                              f"{e.strerror}") from None
-    return result
+        if not os.path.isdir(args.out):
+            raise ValueError(f"cannot write the results under {args.out}: not a directory")
+    for target in args.exploit or []:  # every target checked before any training
+        bench.check_exploit_target(t, target)
+
+    def emit(stem: str, result: dict, text: str) -> dict:
+        """Print one result and write it under --out at once (a later failure keeps it)."""
+        print(text, end="", flush=True)
+        if args.out:
+            try:
+                for suffix, body in ((".json", bench.to_json(result)), (".md", text)):
+                    with open(os.path.join(args.out, stem + suffix), "w") as f:
+                        f.write(body)
+            except OSError as e:
+                raise ValueError(f"cannot write the results under {args.out}: "
+                                 f"{e.strerror}") from None
+        return result
+
+    results = []
+    if args.player:
+        result = bench.run(t, args.player, args.games, args.workers, not args.quiet)
+        results.append(emit(t.name, result, bench.to_markdown(result)))
+    for target in args.exploit or []:
+        found = bench.exploit(t, target, args.exploit_steps or bench.EXPLOIT_STEPS, args.games,
+                              out_dir=os.path.join(args.out or "runs", "exploit"),
+                              workers=args.workers, progress=not args.quiet)
+        stem = os.path.splitext(os.path.basename(found["learner"]))[0]
+        results.append(emit(stem, found, bench.exploit_markdown(found)))
+    return results[0]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -206,9 +234,14 @@ def main(argv: list[str] | None = None) -> int:
     b = sub.add_parser("benchmark", help="players on a benchmark task: pairwise win rates and "
                                          "openskill ratings (docs/benchmark.md)")
     b.add_argument("task", choices=list(TASKS))
-    b.add_argument("--player", action="append", required=True,
+    b.add_argument("--player", action="append", default=None,
                    help="a player to benchmark: a scripted name, a checkpoint (or a shipped "
                         "one's name) or lookahead:CHECKPOINT (repeatable)")
+    b.add_argument("--exploit", action="append", default=None, metavar="PLAYER",
+                   help="the exploitability proxy of PLAYER: train a fresh MaskablePPO best "
+                        "response against it, report its win rate (repeatable)")
+    b.add_argument("--exploit-steps", type=_exploit_steps, default=None,
+                   help="the best response's budget in learner steps (default 1,000,000)")
     b.add_argument("--games", type=_games, default=None,
                    help="games per pair (default: the task's; fewer is not the protocol)")
     b.add_argument("--workers", type=_positive, default=None)

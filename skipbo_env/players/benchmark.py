@@ -12,15 +12,28 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import re
 from dataclasses import asdict, dataclass, field
 
 from .. import checks
 from ..rules import Rules
-from .registry import check_player, checkpoint_of
+from .registry import check_player, checkpoint_of, is_checkpoint, searched_checkpoint
 from .tournament import run_games, wilson
 
 FORMAT = "skipbo-benchmark/1"
+EXPLOIT_FORMAT = "skipbo-exploit/1"
 MAX_GAMES = 10**7  # per pair: the harness lists its deals before playing them
+EXPLOIT_STEPS = 1_000_000  # the best response's default budget, in learner steps
+MAX_EXPLOIT_STEPS = 10**10
+# The best-response learner: MaskablePPO from scratch, with the shipped configs' batched
+# settings at a smaller network and the stock-card shaping that gets a fresh learner going.
+EXPLOIT_PPO = {"learning_rate": 3e-4, "n_steps": 64, "batch_size": 4096, "n_epochs": 4,
+               "gamma": 0.995, "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01,
+               "vf_coef": 0.5, "max_grad_norm": 0.5, "net_arch": [256, 256],
+               "activation": "relu"}
+EXPLOIT_GAMES = 256  # games of the batched engine the learner plays at once
+EXPLOIT_STOCK_REWARD = 0.05
 
 
 @dataclass(frozen=True)
@@ -80,7 +93,8 @@ TASKS = {t.name: t for t in (
     Task("partnership_4p", "four players in two teams sharing a win (stock 15 each)",
          "partnership", 4, {"stock_size": 15}, games=200),
     Task("masters_2p", "two players, Skip-Bo Masters with coins (stock 20)", "masters", 2,
-         {"stock_size": 20}),
+         {"stock_size": 20}, population=("random", "naive", "greedy", "expert_tolls",
+                                         "expert")),
     Task("junior_2p", "two players, the junior game", "junior", 2),
 )}
 
@@ -113,6 +127,35 @@ def ratings(records: list[dict], names: list[str]) -> dict:
             current[side] = rating
     return {name: {"mu": round(r.mu, 3), "sigma": round(r.sigma, 3),
                    "ordinal": round(r.ordinal(), 3)} for name, r in current.items()}
+
+
+def by_seat(records: list[dict], names: list[str], teams=None) -> dict:
+    """Each name's wins by the place it played from, in games where it was one side alone:
+    its seat (seat 0 moves first) in two-player games and as the lone player of a
+    free-for-all lineup, its team (team 0 holds seat 0) in team games; copies of one player
+    are not counted. Returns {name: [{"games", "wins", "win_rate", "ci95"} per place]}."""
+    places = len(teams) if teams else len(records[0]["seats"]) if records else 0
+    counts = {name: [[0, 0] for _ in range(places)] for name in names}
+    for r in records:
+        seats = r["seats"]
+        for name in dict.fromkeys(seats):
+            mine = [s for s, who in enumerate(seats) if who == name]
+            if teams:
+                place = next((i for i, team in enumerate(teams) if sorted(team) == mine), None)
+            else:
+                place = mine[0] if len(mine) == 1 else None
+            if place is None or name not in counts:
+                continue
+            counts[name][place][0] += 1
+            counts[name][place][1] += mine[0] in r["winners"]
+    out = {}
+    for name, rows in counts.items():
+        out[name] = []
+        for games, wins in rows:
+            lo, hi = wilson(wins, games) if games else (0.0, 0.0)
+            out[name].append({"games": games, "wins": wins,
+                              "win_rate": wins / games if games else None, "ci95": [lo, hi]})
+    return out
 
 
 def _check_fits(player: str, rules: Rules) -> None:
@@ -169,7 +212,8 @@ def run(t: Task, players: list[str], games: int | None = None, workers: int | No
     return {"format": FORMAT, "task": t.to_dict(), "players": players,
             "entrants": entrants, "games_per_pair": per_pair,
             "protocol": per_pair == t.games, "pairs": pairs,
-            "ratings": ratings(records, entrants)}
+            "ratings": ratings(records, entrants),
+            "by_seat": by_seat(records, entrants, rules.teams)}
 
 
 def to_markdown(result: dict) -> str:
@@ -188,7 +232,91 @@ def to_markdown(result: dict) -> str:
         lo, hi = p["a_ci95"]
         lines.append(f"| {pair} | {p['games']} | {p['a_win_rate']:.1%} ({lo:.1%}-{hi:.1%}) | "
                      f"{p['draws']} |")
+    seat_rows = result.get("by_seat", {})
+    places = max((len(v) for v in seat_rows.values()), default=0)
+    if places:
+        teams = bool(t["game_rules"].get("teams"))
+        word = "team" if teams else "seat"
+        lines += ["", "Win rate by team (team 0 holds seat 0, which moves first):" if teams
+                  else "Win rate by seat (seat 0 moves first), over the games where the player "
+                       "was alone on its side:", "",
+                  "| player | " + " | ".join(f"{word} {i}" for i in range(places)) + " |",
+                  "|---|" + "---|" * places]
+        for name, rows in seat_rows.items():
+            cells = [f"{r['win_rate']:.1%} of {r['games']}" if r["games"] else "-"
+                     for r in rows]
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def check_exploit_target(t: Task, target) -> str:
+    """`target` if a best response can be trained against it on task `t`, else ValueError
+    naming the problem (an unknown player, a checkpoint for other games)."""
+    target = check_player(target, what="player")
+    _check_fits(target, t.game_rules())
+    return target
+
+
+def exploit(t: Task, target: str, steps: int = EXPLOIT_STEPS, games: int | None = None,
+            out_dir: str = os.path.join("runs", "exploit"), workers: int | None = None,
+            progress: bool = False) -> dict:
+    """The exploitability proxy of `target` on task `t`: a fresh MaskablePPO learner
+    (`EXPLOIT_PPO`, on the batched engine when it can play `target`: a batched scripted player
+    or a checkpoint; else in env processes) trains for `steps` learner steps against `target`
+    in every other seat (`target` as the partner too, in team games), then plays `target` in
+    the task's first lineup for the task's games (or `games`), seat-rotated with paired deals
+    from the task's seed. Returns the result ``skipbo benchmark --exploit`` writes: the best
+    response's win rate with its interval, the budget, and the checkpoint it left in
+    `out_dir`."""
+    from ..train import config as C
+    from ..train.ppo import train
+    from ..vector.players import AGENT_NAMES
+
+    target = check_exploit_target(t, target)
+    rules = t.game_rules()
+    steps = checks.integer(steps, "exploit steps", minimum=1, maximum=MAX_EXPLOIT_STEPS)
+    per = t.games if games is None else checks.integer(games, "games", minimum=1,
+                                                       maximum=MAX_GAMES)
+    stem = os.path.splitext(os.path.basename(str(checkpoint_of(target) or target)))[0]
+    if searched_checkpoint(target) is not None:
+        stem = "lookahead_" + stem  # not the same name as the checkpoint's own
+    name = "exploit_" + (re.sub(r"[^A-Za-z0-9._-]", "_", stem)[:80] or "player")
+    batched = target in AGENT_NAMES or is_checkpoint(target)
+    raw = {"name": f"{t.name}_{name}", "variant": t.variant, "num_players": t.num_players,
+           "rules": dict(t.rules), "seed": t.seed, "total_timesteps": steps,
+           "vec_env": "batched" if batched else "subproc",
+           "n_envs": EXPLOIT_GAMES if batched else 0, "opponents": {target: 1.0},
+           "stock_reward": EXPLOIT_STOCK_REWARD, "ppo": dict(EXPLOIT_PPO),
+           "eval": {"every": steps, "games": 0, "opponents": [], "final_games": 0,
+                    "final_opponents": []},
+           "output_dir": out_dir, "log_dir": out_dir}
+    cfg = C.validate(raw)
+    card = train(cfg, progress=progress)
+    learner = os.path.join(out_dir, f"{raw['name']}.zip")
+    seats = t.lineups(learner, target)[0]
+    res = run_games(rules, seats, per, t.seed, workers, progress)
+    mine = res["players"][learner]
+    return {"format": EXPLOIT_FORMAT, "task": t.to_dict(), "target": target,
+            "learner": learner, "steps": card["steps"], "wall_time_s": card["wall_time_s"],
+            "learner_steps_per_s": card["learner_steps_per_s"], "config": raw,
+            "lineup": seats, "games": res["games"], "wins": mine["wins"],
+            "win_rate": mine["win_rate"], "ci95": list(mine["ci95"]),
+            "draws": res["draws"], "protocol": per == t.games}
+
+
+def exploit_markdown(result: dict) -> str:
+    t = result["task"]
+    lo, hi = result["ci95"]
+    return (f"## {t['name']}: exploitability proxy of {result['target']}\n\n"
+            f"A fresh MaskablePPO learner, {result['steps']:,} learner steps against "
+            f"{result['target']} ({result['wall_time_s']:.0f} s, "
+            f"{result['learner_steps_per_s']:,} steps/s), then {result['games']} games"
+            + ("" if result["protocol"] else " (not the task's protocol: fewer games)")
+            + f", seed {t['seed']}:\n\n"
+            "| target | best response's steps | games | best response's win rate (95% interval) "
+            "| draws |\n|---|---|---|---|---|\n"
+            f"| {result['target']} | {result['steps']:,} | {result['games']} | "
+            f"{result['win_rate']:.1%} ({lo:.1%}-{hi:.1%}) | {result['draws']} |\n")
 
 
 def to_json(result: dict) -> str:

@@ -198,7 +198,7 @@ def validate(raw: dict) -> dict:
             raise ConfigError(f"{key} is required")
     check_game(cfg)
     rules = cfg["_rules"]
-    number(cfg["total_timesteps"], "total_timesteps", integer=True, minimum=1, maximum=10**12)
+    number(cfg["total_timesteps"], "total_timesteps", integer=True, minimum=0, maximum=10**12)
     number(cfg["n_envs"], "n_envs", integer=True, minimum=0,
            maximum=MAX_BATCHED_GAMES if cfg["vec_env"] == "batched" else MAX_ENV_PROCESSES)
     if cfg["vec_env"] not in VEC_ENVS:
@@ -279,6 +279,10 @@ def validate(raw: dict) -> dict:
     check_net_arch(ppo["net_arch"])
     check_activation(ppo["activation"])
     _check_init(cfg)
+    if cfg["total_timesteps"] == 0 and not cfg["pretrain"]["samples"]:
+        raise ConfigError("total_timesteps is 0 (no PPO) but pretrain.samples is 0 too: the run "
+                          "would train nothing; give pretrain.samples (behaviour cloning alone) "
+                          "or total_timesteps")
     if cfg["vec_env"] == "batched":
         _check_batched(cfg)
         _check_batched_memory(cfg)

@@ -288,9 +288,10 @@ def train(cfg: dict, progress: bool = True) -> dict:
 
     hooks = Hooks()
     learn_start = time.perf_counter()
-    with unchecked_distributions():
-        model.learn(total_timesteps=cfg["total_timesteps"], callback=hooks,
-                    progress_bar=progress and sys.stderr.isatty())
+    if cfg["total_timesteps"]:  # 0: behaviour cloning alone
+        with unchecked_distributions():
+            model.learn(total_timesteps=cfg["total_timesteps"], callback=hooks,
+                        progress_bar=progress and sys.stderr.isatty())
     wall = time.perf_counter() - start
     learning = time.perf_counter() - learn_start - hooks.eval_seconds
     vec.close()
