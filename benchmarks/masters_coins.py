@@ -1,13 +1,15 @@
 """How much `expert`'s coin play is worth in Skip-Bo Masters (the table in docs/agents.md).
 
-    python benchmarks/masters_coins.py [--games 2000] [--seed 0] [--workers 2] [--sweep]
+    python benchmarks/masters_coins.py [--games 2000] [--seed 0] [--workers 2]
+                                       [--sweep | --head-to-head]
 
 Each row plays paired deals (every deal in both seatings, as the tournament harness does) on
 the two-player Masters preset (stock 15): `expert` (coin plays and purchases, as shipped)
 against `expert_tolls` (the toll-only player it replaced) and `greedy`. With `--sweep` it also
 plays the variants of the coin step the shipped constants were chosen from (the most coins a
 coin play may cost, `ExpertAgent.COIN_LIMIT`; whether another player's stock top may be
-bought, `BUY_STOCK`; no purchases at all; no coin plays at all) against `expert_tolls`.
+bought, `BUY_STOCK`; no purchases at all; no coin plays at all) against `expert_tolls`; with
+`--head-to-head`, only the closest variants against the shipped `expert` itself.
 """
 
 from __future__ import annotations
@@ -81,11 +83,16 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sweep", action="store_true",
                         help="also the coin-step variants the shipped constants were chosen from")
+    parser.add_argument("--head-to-head", action="store_true",
+                        help="only the variants against the shipped expert (docs/agents.md: "
+                             "--games 4000 --seed 1)")
     args = parser.parse_args()
     if not 2 <= args.games <= 1_000_000 or not 1 <= args.workers <= 64:
         parser.error("--games is 2..1000000 and --workers 1..64")
     rows = [("expert", "expert_tolls"), ("expert", "greedy"), ("expert_tolls", "greedy")]
-    if args.sweep:
+    if args.head_to_head:
+        rows = [(v, "expert") for v in ("limit6", "no_stock_buys", "limit4")]
+    elif args.sweep:
         rows += [(v, "expert_tolls") for v in ("limit0", "limit3", "limit6", "limit9",
                                                 "no_stock_buys", "no_purchases")]
     print("| player | against | games | win rate (95% interval) | time |")

@@ -261,7 +261,17 @@ def test_expert_follows_a_coin_play_with_its_stock_top_and_pays_no_coin_it_canno
     assert poor.layout.decode(expert.act(poor)).kind == "discard"
 
 
-def test_expert_tolls_is_expert_outside_skipbo_masters():
+def test_expert_tolls_spends_coins_only_on_tolls_and_is_expert_outside_masters():
+    kinds = {"expert": set(), "expert_tolls": set()}
+    for name in kinds:
+        for deal in range(3):
+            game, agent = Game(MASTERS, seed=deal), make_agent(name, deal)
+            while not game.is_over:
+                action = agent.act(game)
+                kinds[name].add(game.layout.decode(action).kind)
+                game.step(action)
+    assert {"coin", "buy"} <= kinds["expert"]
+    assert not {"coin", "buy"} & kinds["expert_tolls"] and "pay_toll" in kinds["expert_tolls"]
     rules = Rules.preset("standard", 2, stock_size=6)
     a, b = make_agent("expert", 3), make_agent("expert_tolls", 3)
     game = Game(rules, seed=5)

@@ -187,6 +187,9 @@ def test_the_exploitability_proxy_trains_a_best_response_and_reports_its_win_rat
     # Every target is checked before the first best response trains.
     (["short_2p", "--exploit", "random", "--exploit", "nobody"], "unknown player 'nobody'"),
     (["ffa_3p", "--exploit", "standard_2p"], "do not fit standard with 3"),
+    (["short_2p", "--exploit", "random", "--exploit", "random"], "would both write"),
+    (["short_2p", "--player", "random", "--exploit-steps", "100"],
+     "--exploit-steps is the budget of --exploit"),
     (["short_2p", "--exploit", "random", "--exploit-steps", "0"],
      "a number of learner steps from 1"),
     (["short_2p", "--exploit", "random", "--exploit-steps", "1" + "0" * 20],
@@ -196,3 +199,21 @@ def test_a_bad_exploit_request_is_refused_with_the_reason(args, message):
     result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "benchmark", *args,
                              "--quiet"], capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert result.returncode == 2 and message in result.stderr, result.stderr
+
+
+def test_an_exploit_directory_that_is_a_file_or_not_a_run_is_refused_and_kept(tmp_path):
+    (tmp_path / "exploit").write_text("mine")
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "benchmark",
+                             "short_2p", "--exploit", "random", "--quiet", "--out",
+                             str(tmp_path)], capture_output=True, text=True, timeout=600,
+                            cwd=ROOT)
+    assert result.returncode == 2 and "is not a directory" in result.stderr
+    assert (tmp_path / "exploit").read_text() == "mine"
+    other = tmp_path / "other"
+    (other / "exploit" / "short_2p_exploit_random").mkdir(parents=True)
+    (other / "exploit" / "short_2p_exploit_random" / "notes.txt").write_text("keep")
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "benchmark",
+                             "short_2p", "--exploit", "random", "--quiet", "--out", str(other)],
+                            capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert result.returncode == 2 and "was not made by a training run" in result.stderr
+    assert (other / "exploit" / "short_2p_exploit_random" / "notes.txt").read_text() == "keep"

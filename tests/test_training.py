@@ -394,7 +394,7 @@ def test_the_curriculum_grows_the_stock_then_keeps_the_configs_size():
 
 
 @pytest.mark.parametrize("name", ["standard_2p", "short_2p", "probe_shaping", "probe_updates",
-                                  "smoke"])
+                                  "smoke", "ref_bc_short_2p", "ref_selfplay_short_2p"])
 def test_the_shipped_configs_are_valid(name):
     cfg = cfgmod.load(str(ROOT / "configs" / f"{name}.yaml"))
     assert cfg["name"] == name

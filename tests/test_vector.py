@@ -239,6 +239,8 @@ def test_batched_expert_breaks_discard_ties_in_the_references_set_order(hand, st
     # ExpertAgent._discard takes the first best card in `set(hand)` order: between cards of
     # one rank and different tolls (Skip-Bo Masters) neither the hand's order nor the ids'.
     assert KA.EXPERT_SAFE_GAP == ExpertAgent.SAFE_GAP
+    assert KA.EXPERT_COIN_LIMIT == ExpertAgent.COIN_LIMIT
+    assert KA.EXPERT_BUY_STOCK == ExpertAgent.BUY_STOCK
     rules = Rules.preset("masters", 2)
     # Without coins: with them the second position's 5 would be a coin play.
     game = position(rules, building=building, coins=[0, 24],

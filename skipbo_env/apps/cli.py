@@ -156,8 +156,18 @@ def benchmark(args) -> dict:
                              f"{e.strerror}") from None
         if not os.path.isdir(args.out):
             raise ValueError(f"cannot write the results under {args.out}: not a directory")
-    for target in args.exploit or []:  # every target checked before any training
-        bench.check_exploit_target(t, target)
+    if args.exploit_steps is not None and not args.exploit:
+        raise ValueError("--exploit-steps is the budget of --exploit: give --exploit PLAYER")
+    steps = args.exploit_steps or bench.EXPLOIT_STEPS
+    exploit_dir = os.path.join(args.out or "runs", "exploit")
+    names = {}
+    for target in args.exploit or []:  # every target checked before any game or training
+        name = bench.exploit_config(t, target, steps, exploit_dir)["name"]
+        if name in names:
+            raise ValueError(f"--exploit {target} and --exploit {names[name]} would both write "
+                             f"{name}: give each target once, or copy one checkpoint to "
+                             f"another name")
+        names[name] = target
 
     def emit(stem: str, result: dict, text: str) -> dict:
         """Print one result and write it under --out at once (a later failure keeps it)."""
@@ -177,8 +187,7 @@ def benchmark(args) -> dict:
         result = bench.run(t, args.player, args.games, args.workers, not args.quiet)
         results.append(emit(t.name, result, bench.to_markdown(result)))
     for target in args.exploit or []:
-        found = bench.exploit(t, target, args.exploit_steps or bench.EXPLOIT_STEPS, args.games,
-                              out_dir=os.path.join(args.out or "runs", "exploit"),
+        found = bench.exploit(t, target, steps, args.games, out_dir=exploit_dir,
                               workers=args.workers, progress=not args.quiet)
         stem = os.path.splitext(os.path.basename(found["learner"]))[0]
         results.append(emit(stem, found, bench.exploit_markdown(found)))

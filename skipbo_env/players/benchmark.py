@@ -26,8 +26,10 @@ EXPLOIT_FORMAT = "skipbo-exploit/1"
 MAX_GAMES = 10**7  # per pair: the harness lists its deals before playing them
 EXPLOIT_STEPS = 1_000_000  # the best response's default budget, in learner steps
 MAX_EXPLOIT_STEPS = 10**10
-# The best-response learner: MaskablePPO from scratch, with the shipped configs' batched
-# settings at a smaller network and the stock-card shaping that gets a fresh learner going.
+# The best-response learner: MaskablePPO from scratch on 256 batched games (64 steps of each
+# per update), a [256, 256] ReLU network, and the stock-card shaping of configs/short_2p.yaml
+# that gets a fresh learner going. A target the batched engine cannot play (expert_tolls,
+# lookahead) trains in one env process per core instead: fewer steps per update.
 EXPLOIT_PPO = {"learning_rate": 3e-4, "n_steps": 64, "batch_size": 4096, "n_epochs": 4,
                "gamma": 0.995, "gae_lambda": 0.95, "clip_range": 0.2, "ent_coef": 0.01,
                "vf_coef": 0.5, "max_grad_norm": 0.5, "net_arch": [256, 256],
@@ -152,7 +154,7 @@ def by_seat(records: list[dict], names: list[str], teams=None) -> dict:
     for name, rows in counts.items():
         out[name] = []
         for games, wins in rows:
-            lo, hi = wilson(wins, games) if games else (0.0, 0.0)
+            lo, hi = wilson(wins, games) if games else (0.0, 1.0)
             out[name].append({"games": games, "wins": wins,
                               "win_rate": wins / games if games else None, "ci95": [lo, hi]})
     return out
@@ -257,32 +259,29 @@ def check_exploit_target(t: Task, target) -> str:
     return target
 
 
-def exploit(t: Task, target: str, steps: int = EXPLOIT_STEPS, games: int | None = None,
-            out_dir: str = os.path.join("runs", "exploit"), workers: int | None = None,
-            progress: bool = False) -> dict:
-    """The exploitability proxy of `target` on task `t`: a fresh MaskablePPO learner
-    (`EXPLOIT_PPO`, on the batched engine when it can play `target`: a batched scripted player
-    or a checkpoint; else in env processes) trains for `steps` learner steps against `target`
-    in every other seat (`target` as the partner too, in team games), then plays `target` in
-    the task's first lineup for the task's games (or `games`), seat-rotated with paired deals
-    from the task's seed. Returns the result ``skipbo benchmark --exploit`` writes: the best
-    response's win rate with its interval, the budget, and the checkpoint it left in
-    `out_dir`."""
+def exploit_config(t: Task, target: str, steps: int = EXPLOIT_STEPS,
+                   out_dir: str = os.path.join("runs", "exploit")) -> dict:
+    """The validated training config of the best response to `target` on task `t`, or
+    ValueError naming the problem; everything `exploit` checks before it trains."""
     from ..train import config as C
-    from ..train.ppo import train
     from ..vector.players import AGENT_NAMES
 
+    try:
+        import sb3_contrib  # noqa: F401
+    except ImportError:
+        raise ValueError("--exploit trains a MaskablePPO learner: install the train extra "
+                         "(pip install -e '.[train]')") from None
     target = check_exploit_target(t, target)
-    rules = t.game_rules()
     steps = checks.integer(steps, "exploit steps", minimum=1, maximum=MAX_EXPLOIT_STEPS)
-    per = t.games if games is None else checks.integer(games, "games", minimum=1,
-                                                       maximum=MAX_GAMES)
+    if not isinstance(out_dir, str) or (os.path.exists(out_dir) and not os.path.isdir(out_dir)):
+        raise ValueError(f"the best responses' directory {out_dir} is not a directory")
     stem = os.path.splitext(os.path.basename(str(checkpoint_of(target) or target)))[0]
     if searched_checkpoint(target) is not None:
         stem = "lookahead_" + stem  # not the same name as the checkpoint's own
-    name = "exploit_" + (re.sub(r"[^A-Za-z0-9._-]", "_", stem)[:80] or "player")
+    prefix = f"{t.name}_exploit_"
+    stem = re.sub(r"[^A-Za-z0-9._-]", "_", stem)[:100 - len(prefix)] or "player"
     batched = target in AGENT_NAMES or is_checkpoint(target)
-    raw = {"name": f"{t.name}_{name}", "variant": t.variant, "num_players": t.num_players,
+    raw = {"name": prefix + stem, "variant": t.variant, "num_players": t.num_players,
            "rules": dict(t.rules), "seed": t.seed, "total_timesteps": steps,
            "vec_env": "batched" if batched else "subproc",
            "n_envs": EXPLOIT_GAMES if batched else 0, "opponents": {target: 1.0},
@@ -290,11 +289,41 @@ def exploit(t: Task, target: str, steps: int = EXPLOIT_STEPS, games: int | None 
            "eval": {"every": steps, "games": 0, "opponents": [], "final_games": 0,
                     "final_opponents": []},
            "output_dir": out_dir, "log_dir": out_dir}
-    cfg = C.validate(raw)
-    card = train(cfg, progress=progress)
+    try:
+        C.validate(raw)
+    except C.ConfigError as e:
+        raise ValueError(f"cannot train a best response to {target}: {e}") from None
+    from ..train.ppo import RUN_MARK
+
+    run_dir = os.path.join(out_dir, raw["name"])
+    if os.path.lexists(run_dir) and not os.path.isfile(os.path.join(run_dir, RUN_MARK)):
+        raise ValueError(f"{run_dir} exists and was not made by a training run; nothing was "
+                         f"removed: move it or give another --out")
+    return raw
+
+
+def exploit(t: Task, target: str, steps: int = EXPLOIT_STEPS, games: int | None = None,
+            out_dir: str = os.path.join("runs", "exploit"), workers: int | None = None,
+            progress: bool = False) -> dict:
+    """The exploitability proxy of `target` on task `t`: a fresh MaskablePPO learner
+    (`EXPLOIT_PPO`, on the batched engine when it can play `target`: a batched scripted player
+    or a checkpoint; else in env processes) trains for `steps` learner steps against `target`
+    in every other seat (`target` as its partner too, in team games), then plays the same
+    seating (the learner, then `target` in every other seat) for the task's games (or
+    `games`), seat-rotated with paired deals from the task's seed. Returns the result
+    ``skipbo benchmark --exploit`` writes: the best response's win rate with its interval,
+    the budget, and the checkpoint it left in `out_dir`."""
+    from ..train import config as C
+    from ..train.ppo import train
+
+    raw = exploit_config(t, target, steps, out_dir)
+    target = next(iter(raw["opponents"]))  # as checked
+    per = t.games if games is None else checks.integer(games, "games", minimum=1,
+                                                       maximum=MAX_GAMES)
+    card = train(C.validate(raw), progress=progress)
     learner = os.path.join(out_dir, f"{raw['name']}.zip")
-    seats = t.lineups(learner, target)[0]
-    res = run_games(rules, seats, per, t.seed, workers, progress)
+    seats = [learner] + [target] * (t.num_players - 1)  # the seating it trained in
+    res = run_games(t.game_rules(), seats, per, t.seed, workers, progress)
     mine = res["players"][learner]
     return {"format": EXPLOIT_FORMAT, "task": t.to_dict(), "target": target,
             "learner": learner, "steps": card["steps"], "wall_time_s": card["wall_time_s"],

@@ -1,0 +1,49 @@
+"""One player's win rate by seat (or team) against another on a benchmark task's rules, for
+players too slow for the full task (docs/benchmark.md, "Win rates by seat").
+
+    python benchmarks/seat_results.py TASK --player lookahead --against expert [--games 60]
+
+The player takes one side alone, the other player every other seat (in team tasks the
+player's team is two copies of it): the task's first lineup for that pair, with the task's
+seed, seat rotation and paired deals (`skipbo_env.players.benchmark`). Prints the overall win
+rate and the win rate from each seat or team, with 95% intervals.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from skipbo_env.players import benchmark as bench
+from skipbo_env.players.tournament import run_games
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("task", choices=list(bench.TASKS))
+    parser.add_argument("--player", required=True)
+    parser.add_argument("--against", required=True)
+    parser.add_argument("--games", type=int, default=60)
+    parser.add_argument("--workers", type=int, default=None)
+    args = parser.parse_args()
+    if not 1 <= args.games <= bench.MAX_GAMES:
+        parser.error(f"--games is 1..{bench.MAX_GAMES}")
+    t = bench.task(args.task)
+    rules = t.game_rules()
+    seats = t.lineups(args.player, args.against)[0]
+    result = run_games(rules, seats, args.games, t.seed, args.workers, progress=False,
+                       keep_records=True)
+    me = result["players"][args.player]
+    lo, hi = me["ci95"]
+    rows = bench.by_seat(result["records"], [args.player], rules.teams)[args.player]
+    word = "team" if rules.teams else "seat"
+    print("| player | against | task | games | win rate | "
+          + " | ".join(f"{word} {i}" for i in range(len(rows))) + " |")
+    print("|---|---|---|---|---|" + "---|" * len(rows))
+    cells = [f"{r['win_rate']:.1%} ({r['ci95'][0]:.0%}-{r['ci95'][1]:.0%}) of {r['games']}"
+             for r in rows]
+    print(f"| {args.player} | {args.against} | {t.name} | {result['games']} | "
+          f"{me['win_rate']:.1%} ({lo:.1%}-{hi:.1%}) | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
