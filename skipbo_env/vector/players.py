@@ -425,14 +425,10 @@ def _expert_chain_step(st, tb, masks, g, p):
 def _chain_to(st, tb, masks, g, p, owner):
     """The first play of seat p's cheapest chain to seat `owner`'s stock top (-1: none).
     Mirror: players.scripted.ExpertAgent._chain_to"""
-    piles, lens, prm = st.piles, st.lens, tb.prm
-    top, b = prm.top, prm.b
-    m = top + 1
-    sk = prm.stocks + owner
-    if lens[g, sk] == 0:
-        return -1
-    target = piles[g, sk, lens[g, sk] - 1] % m
-    if target == 0:
+    lens, prm = st.lens, tb.prm
+    b = prm.b
+    target = _stock_target(st, tb, g, owner)
+    if target <= 0:
         return -1
     hand_wilds = _hand_wilds(st, tb, g, p)
     pending = st.scal[g, S.ppile]  # a coin play's follow-up goes on its pile
@@ -446,6 +442,16 @@ def _chain_to(st, tb, masks, g, p, owner):
     if best_pile < 0:
         return -1
     return _first_play(st, tb, masks, g, p, best_first, best_pile)
+
+
+@jit(inline="always")
+def _stock_target(st, tb, g, seat):
+    """The number on seat's stock top (0 for a wild, -1 for an empty stock)."""
+    piles, lens, prm = st.piles, st.lens, tb.prm
+    sk = prm.stocks + seat
+    if lens[g, sk] == 0:
+        return -1
+    return piles[g, sk, lens[g, sk] - 1] % (prm.top + 1)
 
 
 @jit
@@ -524,15 +530,12 @@ def _expert_coin_step(st, tb, masks, g, p):
     step of the cheapest chain with one number from coins, a coin play (at most
     EXPERT_COIN_LIMIT coins) or a 1-coin purchase (`_seller`) (-1: none, or not legal).
     Mirror: players.scripted.ExpertAgent._coin_step"""
-    piles, lens, scal, prm = st.piles, st.lens, st.scal, tb.prm
+    lens, scal, prm = st.lens, st.scal, tb.prm
     if not prm.coins or scal[g, S.phase] != PLAY:
         return -1
-    m, b = prm.top + 1, prm.b
-    sk = prm.stocks + p
-    if lens[g, sk] == 0:
-        return -1
-    target = piles[g, sk, lens[g, sk] - 1] % m
-    if target == 0:
+    b = prm.b
+    target = _stock_target(st, tb, g, p)
+    if target <= 0:
         return -1
     coins = scal[g, S.coins + p]
     hand_wilds = _hand_wilds(st, tb, g, p)
