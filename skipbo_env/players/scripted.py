@@ -300,11 +300,10 @@ class ExpertAgent(GreedyAgent):
         Mirror: vector.players._expert_coin_step"""
         if not (self.COINS and view.rules.coins) or view.phase != Phase.PLAY:
             return None
-        top = view.stock_tops[view.seat]
-        m = view.rules.max_rank + 1
-        if top is None or top % m == 0:
+        target = self._stock_target(view)
+        if target is None:
             return None
-        target, coins = top % m, view.coins[view.seat]
+        m, coins = view.rules.max_rank + 1, view.coins[view.seat]
         tops = [(key, [c % m for c in cards]) for key, cards in self._tops(view)]
         hand = [c % m for c in self._hand_ranks(view)]
         best = None
@@ -314,12 +313,14 @@ class ExpertAgent(GreedyAgent):
                 continue
             needs = range(shows + 1, target)
             for gap in needs:
+                coin = gap <= min(coins, self.COIN_LIMIT)
+                buy = coins >= 1 and self._seller(view, gap) is not None
+                if not (coin or buy):
+                    continue  # no coins can fill this gap: no plan to cost
                 plan = self._fill(tops, hand, needs, gap)
                 if plan is None:
                     continue
                 first, wilds, hand_used = plan
-                coin = gap <= min(coins, self.COIN_LIMIT)
-                buy = coins >= 1 and self._seller(view, gap) is not None
                 for spend, kind in ((gap, 0), (1, 1)):
                     if (coin, buy)[kind]:
                         cost = (spend, kind, wilds, len(needs), hand_used)

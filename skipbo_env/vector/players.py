@@ -545,11 +545,13 @@ def _expert_coin_step(st, tb, masks, g, p):
         if shows >= target - 1:
             continue
         for gap in range(shows + 1, target):
+            coin = gap <= min(coins, EXPERT_COIN_LIMIT)
+            buy = coins >= 1 and _seller(st, tb, g, p, gap) >= 0
+            if not (coin or buy):
+                continue  # no coins can fill this gap: no plan to cost
             cost, first = _fill(st, tb, g, p, shows, target, hand_wilds, gap)
             if cost < 0:
                 continue
-            coin = gap <= min(coins, EXPERT_COIN_LIMIT)
-            buy = coins >= 1 and _seller(st, tb, g, p, gap) >= 0
             for kind in range(2):
                 if (buy if kind else coin):
                     spend = 1 if kind else gap
