@@ -30,8 +30,11 @@ def main() -> None:
     t = bench.task(args.task)
     rules = t.game_rules()
     seats = t.lineups(args.player, args.against)[0]
-    result = run_games(rules, seats, args.games, t.seed, args.workers, progress=False,
-                       keep_records=True)
+    try:
+        result = run_games(rules, seats, args.games, t.seed, args.workers, progress=False,
+                           keep_records=True)
+    except ValueError as e:  # an unknown player, a checkpoint for other games, ...
+        parser.error(str(e))
     me = result["players"][args.player]
     lo, hi = me["ci95"]
     rows = bench.by_seat(result["records"], [args.player], rules.teams)[args.player]
