@@ -24,11 +24,18 @@ def smoke(tmp_path, **changes):
 
 
 # -- configs (no Ray needed) -------------------------------------------------------------------
-def test_the_shipped_rllib_configs_validate():
-    for name in os.listdir(os.path.join(ROOT, "configs")):
-        if name.startswith("rllib_"):
-            cfg = load(os.path.join(ROOT, "configs", name))
-            assert cfg["iterations"] >= 1
+RLLIB_CONFIGS = sorted(name[:-len(".yaml")] for name in os.listdir(os.path.join(ROOT, "configs"))
+                       if name.endswith(".yaml") and "rllib" in name)
+
+
+def test_the_configs_directory_holds_the_rllib_configs():
+    assert {"rllib_smoke", "rllib_standard_2p", "ref_rllib_partnership_4p"} <= set(RLLIB_CONFIGS)
+
+
+@pytest.mark.parametrize("name", RLLIB_CONFIGS)
+def test_the_shipped_rllib_configs_validate(name):
+    cfg = load(os.path.join(ROOT, "configs", f"{name}.yaml"))
+    assert cfg["name"] == name and cfg["iterations"] >= 1
 
 
 @pytest.mark.parametrize("change, message", [

@@ -163,16 +163,13 @@ def by_seat(records: list[dict], names: list[str], teams=None) -> dict:
 def _check_fits(player: str, rules: Rules) -> None:
     """ValueError unless `player`'s checkpoint (if it has one) observes and acts in games of
     `rules`' shape: said before any game is played."""
-    from ..actions import ActionLayout
-    from ..observation import ObservationEncoder
-    from .policy import checkpoint_spec
+    from .policy import checkpoint_spec, fits_games_of
 
     path = checkpoint_of(player)
     if path is None:
         return
     _, own, depth, _, _ = checkpoint_spec(path)
-    if (ObservationEncoder(own, depth).size != ObservationEncoder(rules, depth).size
-            or ActionLayout(own).size != ActionLayout(rules).size):
+    if not fits_games_of(own, depth, rules):
         raise ValueError(f"checkpoint {path} plays {own.variant} with {own.num_players} "
                          f"players; its observations and actions do not fit {rules.variant} "
                          f"with {rules.num_players}")

@@ -298,6 +298,14 @@ def checkpoint_spec(path: str, card: dict | None = None) -> tuple:
     return (card, _card_rules(card, path), _card_depth(card, path), *network_of(card, path))
 
 
+def fits_games_of(own: Rules, depth: int, rules: Rules) -> bool:
+    """Whether a checkpoint made for games of `own` (observing piles to `depth`) observes and
+    acts in games of `rules`: the same observation and action sizes (the stock size, say,
+    may differ)."""
+    return (ObservationEncoder(own, depth).size == ObservationEncoder(rules, depth).size
+            and ActionLayout(own).size == ActionLayout(rules).size)
+
+
 def load_model(path: str, card: dict | None = None):
     """The policy network of checkpoint `path` (sb3-contrib's MaskableActorCriticPolicy, on
     the CPU, in evaluation mode), built from its model card and filled with the weights of

@@ -321,9 +321,8 @@ def _check_init(cfg: dict) -> None:
     """`init` names a checkpoint the safe loader takes, made for games of these rules' shape
     (the same observation and actions; the stock size may differ) with the config's network.
     With pretrain.samples too, cloning (and DAgger) go on from the checkpoint's weights."""
-    from ..actions import ActionLayout
-    from ..observation import PILE_DEPTH, ObservationEncoder
-    from ..players.policy import checkpoint_spec
+    from ..observation import PILE_DEPTH
+    from ..players.policy import checkpoint_spec, fits_games_of
 
     path = cfg["init"]
     if not path:
@@ -335,9 +334,7 @@ def _check_init(cfg: dict) -> None:
     except ValueError as e:
         raise ConfigError(f"init: {e}") from None
     mine = cfg["_rules"]
-    if (depth != PILE_DEPTH
-            or ObservationEncoder(rules, depth).size != ObservationEncoder(mine).size
-            or ActionLayout(rules).size != ActionLayout(mine).size):
+    if depth != PILE_DEPTH or not fits_games_of(rules, depth, mine):
         raise ConfigError(f"init: checkpoint {path} plays {rules.variant} with "
                           f"{rules.num_players} players (pile_depth {depth}); its observations "
                           f"and actions do not fit this config's {mine.variant} with "

@@ -119,6 +119,20 @@ def card_of(name: str, rules, steps: int, net_arch, activation: str = "tanh") ->
             "policy": policy_card(net_arch, activation), "steps": int(steps)}
 
 
+def stages(pretrained: dict | None, steps: int) -> list[str]:
+    """What trained the policy, in order (the model card's ``stages``): ``behaviour
+    cloning`` and ``DAgger`` from the pretraining record, ``MaskablePPO`` if PPO took any
+    steps. ``algorithm`` stays ``MaskablePPO``, the model's class, whichever ran."""
+    out = []
+    if pretrained:
+        out.append("behaviour cloning")
+        if pretrained.get("dagger"):
+            out.append("DAgger")
+    if steps:
+        out.append("MaskablePPO")
+    return out
+
+
 def save_checkpoint(model, path: str, card: dict) -> None:
     """`model` at `path` (``.zip``) with `card` beside it (``.json``)."""
     model.save(path)
@@ -308,7 +322,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
     raw = {k: v for k, v in cfg.items() if not k.startswith("_")}
     card = {
         **card_of(name, rules, model.num_timesteps, arch, activation),
-        "config": raw, "seed": cfg["seed"],
+        "config": raw, "seed": cfg["seed"], "stages": stages(pretrained, model.num_timesteps),
         "wall_time_s": round(wall, 1), "pretrain": pretrained, "init": initial,
         "n_envs": n_envs,
         # PPO's steps over its own time (rollouts and updates, evaluations not counted).
