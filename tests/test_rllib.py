@@ -38,6 +38,20 @@ def test_the_shipped_rllib_configs_validate(name):
     assert cfg["name"] == name and cfg["iterations"] >= 1
 
 
+def test_a_figure_rllib_reports_as_nan_is_written_to_the_curve_as_null():
+    from skipbo_env.train.rllib_ppo import _figure
+
+    result = {"env_runners": {"module_episode_returns_mean": {"learner": float("nan")},
+                              "num_episodes_lifetime": 7, "seconds": float("inf")}}
+    row = {"learner_return": _figure(result, "env_runners", "module_episode_returns_mean",
+                                     "learner"),
+           "seconds": _figure(result, "env_runners", "seconds")}
+    assert row == {"learner_return": None, "seconds": None}
+    assert json.loads(json.dumps(row, allow_nan=False)) == row
+    assert _figure(result, "env_runners", "num_episodes_lifetime") == 7
+    assert _figure(result, "env_runners", "absent") is None
+
+
 @pytest.mark.parametrize("change, message", [
     ({"iterations": 0}, "iterations must be at least 1"),
     ({"iterations": None}, "iterations must be an integer"),

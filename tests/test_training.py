@@ -55,7 +55,7 @@ def test_training_writes_the_checkpoint_and_its_model_card(smoke):
     assert written["rules"] == Rules.preset("short", 2, stock_size=3).to_dict()
     assert {"torch", "stable_baselines3", "sb3_contrib"} <= set(written["versions"])
     assert written["wall_time_s"] > 0
-    assert written["stages"][-1] == "MaskablePPO"
+    assert written["stages"] == ["behaviour cloning", "MaskablePPO"]
     results = written["evaluation"]["results"]
     assert set(results) == {"random", "naive"}
     for r in results.values():
@@ -297,6 +297,7 @@ def test_training_on_the_batched_engine_writes_a_checkpoint_that_plays(tmp_path)
     assert [p["stock_size"] for p in card["learning_curve"]] == [2, 3, 3]
     assert card["evaluation"]["results"]["random"]["games"] == 4
     assert card["pretrain"]["samples"] >= 300 and card["pretrain"]["dagger"]["rounds"] == 1
+    assert card["stages"] == ["behaviour cloning", "DAgger", "MaskablePPO"]
     assert card["pretrain"]["dagger"]["per_round"][0]["samples"] >= 200
     assert card["learner_steps_per_s"] > 0 and card["peak_rss_mib"]["trainer"] > 0
     pool = sorted(os.listdir(tmp_path / "runs" / "batched" / "pool"))
@@ -399,7 +400,8 @@ SB3_CONFIGS = sorted(p.stem for p in (ROOT / "configs").glob("*.yaml") if "rllib
 
 
 def test_the_configs_directory_holds_the_shipped_configs():
-    for name in ("standard_2p", "short_2p", "smoke", "ref_bc_short_2p", "ref_selfplay_short_2p"):
+    for name in ("standard_2p", "short_2p", "smoke", "ref_bc_short_2p", "ref_selfplay_short_2p",
+                 "ref_selfplay_short_2p_4m"):
         assert name in SB3_CONFIGS
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -191,10 +192,15 @@ def snapshot(algo, cfg: dict, slot: int | None = None) -> None:
 
 
 def _figure(result: dict, *keys, default=None):
+    """``result[keys[0]][keys[1]]...``, or `default` where a key is missing or the figure is
+    not a finite number (RLlib reports NaN for an iteration that sampled no episode; the
+    model card is strict JSON, which has no NaN)."""
     for key in keys:
         if not isinstance(result, dict) or key not in result:
             return default
         result = result[key]
+    if isinstance(result, float) and not math.isfinite(result):
+        return default
     return result
 
 
