@@ -178,7 +178,45 @@ def test_the_exploitability_proxy_trains_a_best_response_and_reports_its_win_rat
     assert data["wins"] + data["draws"] <= 4 and 0 <= data["win_rate"] <= 1
     assert (out / "exploit" / "short_2p_exploit_random.zip").is_file()
     assert "exploitability proxy of random" in result.stdout
+    assert data["baseline"] == bench.seated(bench.task("short_2p"), "greedy", "random", 4)
+    assert "greedy in the same seats, for scale" in result.stdout
     assert (out / "short_2p_exploit_random.md").read_text() == result.stdout
+
+
+def test_the_exploit_seating_puts_the_player_alone_against_the_target_in_every_other_seat():
+    t = bench.task("partnership_4p")
+    assert bench.exploit_lineup(t, "greedy", "expert") == ["greedy", "expert", "expert", "expert"]
+    result = bench.seated(t, "greedy", "random", games=4, workers=1)
+    assert result["lineup"] == ["greedy", "random", "random", "random"]
+    assert result["games"] == 4 and result["wins"] + result["draws"] <= 4
+    with pytest.raises(ValueError, match="would play itself"):
+        bench.seated(t, "greedy", "greedy", games=4)
+
+
+def seat_results(*args):
+    return subprocess.run([sys.executable, str(ROOT / "benchmarks" / "seat_results.py"),
+                           *args], capture_output=True, text=True, timeout=600, cwd=ROOT)
+
+
+@pytest.mark.parametrize("task, games", [("ffa_3p", 6), ("partnership_4p", 8)])
+def test_the_seat_results_script_with_seating_exploit_scores_the_exploit_seating(task, games):
+    result = seat_results(task, "--player", "greedy", "--against", "naive", "--games",
+                          str(games), "--workers", "1", "--seating", "exploit")
+    assert result.returncode == 0, result.stderr
+    expected = bench.seated(bench.task(task), "greedy", "naive", games=games, workers=1)
+    row = result.stdout.splitlines()[-1]
+    assert row.startswith(f"| greedy | naive | {task} | {games} | {expected['win_rate']:.1%} ")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["short_2p", "--player", "greedy", "--against", "greedy"], "must differ"),
+    (["short_2p", "--player", "nobody", "--against", "greedy"], "unknown agent 'nobody'"),
+    (["short_2p", "--player", "greedy", "--against", "naive", "--games", "0"], "--games"),
+    (["short_2p", "--player", "greedy", "--against", "naive", "--seating", "x"], "invalid choice"),
+])
+def test_the_seat_results_script_refuses_bad_arguments(args, message):
+    result = seat_results(*args)
+    assert result.returncode == 2 and message in result.stderr, result.stderr
 
 
 @pytest.mark.parametrize("args, message", [

@@ -36,6 +36,9 @@ EXPLOIT_PPO = {"learning_rate": 3e-4, "n_steps": 64, "batch_size": 4096, "n_epoc
                "activation": "relu"}
 EXPLOIT_GAMES = 256  # games of the batched engine the learner plays at once
 EXPLOIT_STOCK_REWARD = 0.05
+# The scripted player scored in the best response's seats, for scale: what a player that
+# learned nothing about the target wins there.
+EXPLOIT_BASELINE = "greedy"
 
 
 @dataclass(frozen=True)
@@ -299,6 +302,28 @@ def exploit_config(t: Task, target: str, steps: int = EXPLOIT_STEPS,
     return raw
 
 
+def exploit_lineup(t: Task, player: str, target: str) -> list[str]:
+    """The exploitability proxy's seating: `player`, then `target` in every other seat (its
+    partner too, in team games)."""
+    return [player] + [target] * (t.num_players - 1)
+
+
+def seated(t: Task, player: str, target: str, games: int | None = None,
+           workers: int | None = None, progress: bool = False) -> dict:
+    """`player`'s wins in the exploitability proxy's seating on task `t`: `player`, then
+    `target` in every other seat (its partner too, in team games), for the task's games (or
+    `games`), seat-rotated with paired deals from the task's seed."""
+    if player == target:
+        raise ValueError(f"{player} would play itself in every seat")
+    per = t.games if games is None else checks.integer(games, "games", minimum=1,
+                                                       maximum=MAX_GAMES)
+    seats = exploit_lineup(t, player, target)
+    res = run_games(t.game_rules(), seats, per, t.seed, workers, progress)
+    mine = res["players"][player]
+    return {"player": player, "lineup": seats, "games": res["games"], "wins": mine["wins"],
+            "win_rate": mine["win_rate"], "ci95": list(mine["ci95"]), "draws": res["draws"]}
+
+
 def exploit(t: Task, target: str, steps: int = EXPLOIT_STEPS, games: int | None = None,
             out_dir: str = os.path.join("runs", "exploit"), workers: int | None = None,
             progress: bool = False) -> dict:
@@ -309,7 +334,8 @@ def exploit(t: Task, target: str, steps: int = EXPLOIT_STEPS, games: int | None 
     seating (the learner, then `target` in every other seat) for the task's games (or
     `games`), seat-rotated with paired deals from the task's seed. Returns the result
     ``skipbo benchmark --exploit`` writes: the best response's win rate with its interval,
-    the budget, and the checkpoint it left in `out_dir`."""
+    the budget, the checkpoint it left in `out_dir`, and for scale `baseline`: what
+    `EXPLOIT_BASELINE` wins in the same seats and games (None when it is the target)."""
     from ..train import config as C
     from ..train.ppo import train
 
@@ -319,20 +345,24 @@ def exploit(t: Task, target: str, steps: int = EXPLOIT_STEPS, games: int | None 
                                                        maximum=MAX_GAMES)
     card = train(C.validate(raw), progress=progress)
     learner = os.path.join(out_dir, f"{raw['name']}.zip")
-    seats = [learner] + [target] * (t.num_players - 1)  # the seating it trained in
-    res = run_games(t.game_rules(), seats, per, t.seed, workers, progress)
-    mine = res["players"][learner]
+    mine = seated(t, learner, target, per, workers, progress)  # the seating it trained in
+    baseline = (None if target == EXPLOIT_BASELINE
+                else seated(t, EXPLOIT_BASELINE, target, per, workers, progress))
     return {"format": EXPLOIT_FORMAT, "task": t.to_dict(), "target": target,
             "learner": learner, "steps": card["steps"], "wall_time_s": card["wall_time_s"],
             "learner_steps_per_s": card["learner_steps_per_s"], "config": raw,
-            "lineup": seats, "games": res["games"], "wins": mine["wins"],
-            "win_rate": mine["win_rate"], "ci95": list(mine["ci95"]),
-            "draws": res["draws"], "protocol": per == t.games}
+            "lineup": mine["lineup"], "games": mine["games"], "wins": mine["wins"],
+            "win_rate": mine["win_rate"], "ci95": mine["ci95"],
+            "draws": mine["draws"], "protocol": per == t.games, "baseline": baseline}
 
 
 def exploit_markdown(result: dict) -> str:
     t = result["task"]
     lo, hi = result["ci95"]
+    base = result.get("baseline")
+    scale = ("" if not base else
+             f"\n{base['player']} in the same seats, for scale: {base['win_rate']:.1%} "
+             f"({base['ci95'][0]:.1%}-{base['ci95'][1]:.1%}) of {base['games']} games.\n")
     return (f"## {t['name']}: exploitability proxy of {result['target']}\n\n"
             f"A fresh MaskablePPO learner, {result['steps']:,} learner steps against "
             f"{result['target']} ({result['wall_time_s']:.0f} s, "
@@ -342,7 +372,7 @@ def exploit_markdown(result: dict) -> str:
             "| target | best response's steps | games | best response's win rate (95% interval) "
             "| draws |\n|---|---|---|---|---|\n"
             f"| {result['target']} | {result['steps']:,} | {result['games']} | "
-            f"{result['win_rate']:.1%} ({lo:.1%}-{hi:.1%}) | {result['draws']} |\n")
+            f"{result['win_rate']:.1%} ({lo:.1%}-{hi:.1%}) | {result['draws']} |\n" + scale)
 
 
 def to_json(result: dict) -> str:
