@@ -183,6 +183,18 @@ def test_the_exploitability_proxy_trains_a_best_response_and_reports_its_win_rat
     assert (out / "short_2p_exploit_random.md").read_text() == result.stdout
 
 
+def test_the_reference_ppo_config_is_the_best_responses_training_config():
+    # docs/benchmark.md's "MaskablePPO against scripted players" row is the best response to
+    # expert on short_2p: the committed config must train exactly what --exploit trains.
+    from skipbo_env.train import config as C
+
+    shipped = C.load(str(ROOT / "configs" / "ref_ppo_vs_expert_short_2p.yaml"))
+    made = C.validate(bench.exploit_config(bench.task("short_2p"), "expert", 1_000_000))
+    ignore = {"name", "output_dir", "log_dir"}
+    assert ({k: v for k, v in shipped.items() if k not in ignore}
+            == {k: v for k, v in made.items() if k not in ignore})
+
+
 def test_the_exploit_seating_puts_the_player_alone_against_the_target_in_every_other_seat():
     t = bench.task("partnership_4p")
     assert bench.exploit_lineup(t, "greedy", "expert") == ["greedy", "expert", "expert", "expert"]
