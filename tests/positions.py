@@ -113,6 +113,15 @@ def position(rules: Rules, *, current_player: int = 0, building=None, players=No
     return BatchedCheckedGame.from_dict(state)
 
 
+def coin_gap_position(gap: int) -> Game:
+    """Skip-Bo Masters past the presets (16 numbers, 30 coins each): the player to move has
+    the stock top `gap + 1` on a pile showing `gap - 1`, and no card anywhere it could play or
+    buy as the `gap`: only coins can fill it."""
+    rules = Rules.preset("masters", 2, max_rank=16, coins_per_player=30)
+    return position(rules, building=[list(range(1, gap))],
+                    players=[{"hand": [1, 2, 3, 4, 5], "stock": [2, gap + 1]},
+                             {"stock": [7, 7]}])
+
 def _write_ids(state: dict, rules: Rules) -> None:
     """Write card ids as the state does: [rank, toll] for a card with a toll, "coin" for a
     coin play's place."""

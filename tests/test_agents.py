@@ -6,7 +6,7 @@ import sys
 
 import numpy as np
 import pytest
-from positions import position
+from positions import coin_gap_position, position
 from test_properties import hide_differently
 
 from skipbo_env import VARIANTS, Game, Rules, allowed_players
@@ -315,3 +315,14 @@ def test_lookahead_keeps_experts_choice_unless_the_search_shows_a_better_one(mon
 def test_lookahead_needs_at_least_two_samples():
     with pytest.raises(ValueError, match="samples must be an integer of at least 2"):
         LookaheadAgent(0, samples=1)
+
+
+def test_expert_pays_at_most_coin_limit_coins_for_one_number():
+    # Past the presets (16 numbers, 30 coins each) a gap can cost more than COIN_LIMIT (12):
+    # the 12 on a pile showing 11 is paid for, the 13 on a pile showing 12 is not.
+    twelve = coin_gap_position(12)
+    assert twelve.describe(make_agent("expert").act(twelve)) == \
+        "pay 12 coins as the 12 on building pile 0"
+    thirteen = coin_gap_position(13)
+    assert thirteen.layout.coin_play(0) in thirteen.legal_actions()
+    assert thirteen.layout.decode(make_agent("expert").act(thirteen)).kind != "coin"

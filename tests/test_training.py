@@ -17,7 +17,11 @@ pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
 from skipbo_env import Game, ObservationEncoder, Rules  # noqa: E402
 from skipbo_env.envs.gym import OpponentPool, SkipBoEnv  # noqa: E402
 from skipbo_env.observation import OBS_VERSION  # noqa: E402
-from skipbo_env.players.policy import check_spaces, load_policy_agent  # noqa: E402
+from skipbo_env.players.policy import (  # noqa: E402
+    check_spaces,
+    load_policy_agent,
+    write_card,
+)
 from skipbo_env.players.registry import make_agent  # noqa: E402
 from skipbo_env.train import config as cfgmod  # noqa: E402
 from skipbo_env.train.ppo import stock_size_at, train, unchecked_distributions  # noqa: E402
@@ -64,6 +68,21 @@ def test_training_writes_the_checkpoint_and_its_model_card(smoke):
     assert [p["steps"] for p in written["learning_curve"]] == [0, 256, 512]
     assert written["pretrain"]["samples"] >= 200 and written["pretrain"]["stock_size"] == 2
 
+
+
+def test_a_model_card_is_strict_json_with_null_for_a_figure_that_is_not_finite(tmp_path):
+    card = {"pretrain": {"loss": float("nan"), "agreement": 0.9},
+            "learning_curve": [{"steps": 0, "win_rate": {"naive": float("inf")}}],
+            "rules": (2, -float("inf"))}
+    write_card(str(tmp_path / "card.json"), card)
+
+    def refuse(constant):
+        raise AssertionError(f"{constant} in a model card")
+
+    written = json.loads((tmp_path / "card.json").read_text(), parse_constant=refuse)
+    assert written == {"pretrain": {"loss": None, "agreement": 0.9},
+                       "learning_curve": [{"steps": 0, "win_rate": {"naive": None}}],
+                       "rules": [2, None]}
 
 def test_self_play_snapshots_join_the_pool_during_training(smoke):
     cfg, _, _ = smoke

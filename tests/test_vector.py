@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from positions import position
+from positions import coin_gap_position, position
 
 from skipbo_env import Game, Rules
 from skipbo_env.observation import ObservationEncoder
@@ -266,6 +266,16 @@ def test_batched_expert_builds_a_chain_to_a_partners_stock_as_the_reference_does
     engine.set_game(0, game)
     assert engine.scripted_actions(["expert"] * 4)[0] == want
 
+
+@pytest.mark.parametrize("gap", [12, 13])
+def test_batched_expert_pays_at_most_coin_limit_coins_as_the_reference_does(gap):
+    game = coin_gap_position(gap)
+    want = make_agent("expert").act(game)
+    assert (game.layout.decode(want).kind == "coin") == (gap <= ExpertAgent.COIN_LIMIT)
+    engine = VectorEngine("masters", 2, num_games=1, max_rank=16, coins_per_player=30)
+    engine.reset(seed=0)
+    engine.set_game(0, game)
+    assert engine.scripted_actions(["expert", "expert"])[0] == want
 
 def test_the_batched_set_order_is_cpythons_for_any_hand():
     # `players._set_slots` rebuilds CPython's set table of a hand's ids (up to 30 ids below

@@ -13,7 +13,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import zlib
 from typing import Any
@@ -28,7 +27,7 @@ from torch import nn
 
 from ..envs.roles import RolesEnv
 from ..observation import OBS_VERSION
-from ..players.policy import policy_card
+from ..players.policy import policy_card, write_card
 
 ENV_NAME = "skipbo"
 LEARNER = "learner"
@@ -155,6 +154,5 @@ def export_policy(module_state: dict, net_arch: list[int], rules, path: str,
             "rules": rules.to_dict(), "pile_depth": env.encoder.depth,
             "obs_version": OBS_VERSION, "policy": policy_card(net_arch)}
     info.update(card or {})
-    with open(os.path.splitext(path)[0] + ".json", "w") as f:
-        json.dump(info, f, indent=1)
+    write_card(os.path.splitext(path)[0] + ".json", info)
     return path

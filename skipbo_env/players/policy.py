@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import os
 import pickle
 import zipfile
@@ -140,6 +141,25 @@ def model_card(path: str) -> dict | None:
         raise ValueError(f"model card {card} must hold a JSON object")
     return data
 
+
+def finite(data):
+    """`data` (JSON-like: dicts, lists, tuples, numbers, strings) with every float that is not
+    a finite number replaced by None: JSON has no NaN or infinity."""
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: finite(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [finite(v) for v in data]
+    return data
+
+
+def write_card(path: str, card) -> None:
+    """Write `card` (a model card, or a learning curve beside one) to `path` as strict JSON:
+    a figure that is not a finite number (a diverged loss, an empty iteration's mean) is
+    written as null, so any JSON reader can read the file."""
+    with open(path, "w") as f:
+        json.dump(finite(card), f, indent=1, allow_nan=False)
 
 _MODELS: dict[tuple, object] = {}  # loaded policies by path, file time and size
 WEIGHTS = "policy.pth"  # the zip entry with the policy's state dict (SB3's name)

@@ -18,7 +18,7 @@ import time
 
 from ..envs.gym import OpponentPool, SkipBoEnv
 from ..observation import OBS_VERSION, PILE_DEPTH
-from ..players.policy import ACTIVATIONS, policy_card
+from ..players.policy import ACTIVATIONS, policy_card, write_card
 from ..players.tournament import run_games
 from .config import BATCHED_GAMES, ConfigError, load
 from .pretrain import behaviour_clone
@@ -136,8 +136,7 @@ def stages(pretrained: dict | None, steps: int) -> list[str]:
 def save_checkpoint(model, path: str, card: dict) -> None:
     """`model` at `path` (``.zip``) with `card` beside it (``.json``)."""
     model.save(path)
-    with open(os.path.splitext(path)[0] + ".json", "w") as f:
-        json.dump(card, f, indent=1)
+    write_card(os.path.splitext(path)[0] + ".json", card)
 
 
 def start_from(model, path: str) -> dict:
@@ -244,8 +243,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
                 logger.record(f"eval/win_rate_vs_{opp}", r["win_rate"])
             point["win_rate"][opp] = r["win_rate"]
         curve.append(point)
-        with open(os.path.join(log_dir, "curve.json"), "w") as f:
-            json.dump(curve, f, indent=1)
+        write_card(os.path.join(log_dir, "curve.json"), curve)
         if progress:
             print(f"\n[{steps} steps] " + ", ".join(
                 f"vs {o} {r['win_rate']:.1%}" for o, r in results.items()), flush=True)
@@ -334,8 +332,7 @@ def train(cfg: dict, progress: bool = True) -> dict:
                        "rules": f"{rules.variant}, {rules.num_players} players, stock "
                                 f"{rules.stock_size}", "seat_rotated": True, "results": final},
     }
-    with open(os.path.join(cfg["output_dir"], f"{name}.json"), "w") as f:
-        json.dump(card, f, indent=1)
+    write_card(os.path.join(cfg["output_dir"], f"{name}.json"), card)
     return card
 
 
