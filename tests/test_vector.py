@@ -19,6 +19,7 @@ from skipbo_env.rules import STALL_OUTCOMES, VARIANTS, allowed_players
 from skipbo_env.vector import SkipBoVectorEnv, VectorEngine, sb3_vec_env
 from skipbo_env.vector import kernels as K
 from skipbo_env.vector import players as KA
+from skipbo_env.vector.batched import engine_bytes
 
 CASES = [(v, n) for v in VARIANTS for n in allowed_players(v)]
 # Rows 0-3 play at random; rows 4-7 play naive or greedy, which complete building piles, so
@@ -413,6 +414,9 @@ def test_bad_arguments_and_illegal_actions_are_refused_with_clear_errors():
         VectorEngine(num_games=0)
     with pytest.raises(ValueError, match="unknown variant"):
         VectorEngine("poker")
+    with pytest.raises(ValueError, match="num_games: 1000000000000 games of these rules need "
+                                         "about .* GiB in the batched engine, over 8 GiB"):
+        VectorEngine(num_games=10**12)
     with pytest.raises(ValueError, match="unknown rules field"):
         VectorEngine(stock=3)
     engine = VectorEngine("standard", 2, num_games=4)
@@ -436,6 +440,14 @@ def test_bad_arguments_and_illegal_actions_are_refused_with_clear_errors():
     with pytest.raises(ValueError, match="game index"):
         engine.game(4)
 
+
+
+@pytest.mark.parametrize("variant,players", [("standard", 2), ("masters", 6), ("junior", 3),
+                                             ("partnership", 4)])
+def test_the_engines_size_bound_counts_every_array_it_allocates(variant, players):
+    engine = VectorEngine(variant, players, num_games=5)
+    allocated = sum(a.nbytes for a in (*engine.state, *engine.buffers))
+    assert engine_bytes(engine.rules, 5) == allocated
 
 # -- the single-agent vector env ---------------------------------------------------------------
 def test_the_vector_env_has_the_single_game_envs_spaces():

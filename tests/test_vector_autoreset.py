@@ -116,6 +116,13 @@ def test_make_vec_refuses_what_the_batched_env_cannot_honour_naming_the_sync_mod
     assert isinstance(env.unwrapped, SkipBoVectorEnv)  # Gymnasium's default for SkipBo-v0
 
 
+def test_make_vec_refuses_more_games_than_the_batched_engine_may_hold_naming_num_envs():
+    with pytest.raises(ValueError, match="num_envs: 1000000000 games of these rules need"):
+        gymnasium.make_vec("SkipBo-v0", num_envs=10**9)
+    with pytest.raises(ValueError, match="num_envs must be"):
+        gymnasium.make_vec("SkipBo-v0", num_envs="8")
+
+
 def test_every_vector_info_key_comes_with_its_mask():
     for mode in ("same_step", "next_step"):
         env = SkipBoVectorEnv(num_envs=3, opponents="naive", stock_size=2, autoreset_mode=mode)

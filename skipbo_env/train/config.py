@@ -345,23 +345,15 @@ def _check_init(cfg: dict) -> None:
                           f"{cfg['ppo']['net_arch']} with {cfg['ppo']['activation']}")
 
 
-MAX_BATCHED_BYTES = 8 * 2**30  # the batched engine's arrays for n_envs games, at most
-
-
 def _check_batched_memory(cfg: dict) -> None:
-    """n_envs games of the batched engine must fit in MAX_BATCHED_BYTES: each holds every pile
-    at the deck's size (int8) and an observation, a final observation and a mask."""
-    from ..observation import ObservationEncoder
+    """n_envs games of the batched engine must fit in its arrays' bound
+    (`vector.batched.check_engine_size`)."""
+    from ..vector.batched import check_engine_size
 
-    rules = cfg["_rules"]
-    n, b, d = rules.num_players, rules.building_piles, rules.discard_piles
-    piles = 2 + b + n + n * d + (n * rules.hand_size if rules.stacked else n)
-    per_game = piles * rules.deck_size + 8 * ObservationEncoder(rules).size + 256
-    games = cfg["n_envs"] or BATCHED_GAMES
-    if games * per_game > MAX_BATCHED_BYTES:
-        raise ConfigError(f"n_envs: {games} games of these rules need about "
-                          f"{games * per_game / 2**30:.1f} GiB in the batched engine, over "
-                          f"{MAX_BATCHED_BYTES // 2**30} GiB; use fewer games")
+    try:
+        check_engine_size(cfg["_rules"], cfg["n_envs"] or BATCHED_GAMES, name="n_envs")
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
 
 
 MAX_CLONING_BYTES = 16 * 2**30  # behaviour cloning's samples held at once, at most (estimated)

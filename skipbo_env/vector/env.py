@@ -17,8 +17,9 @@ from gymnasium.vector.utils import batch_space
 from .. import checks
 from ..observation import PILE_DEPTH
 from ..players.registry import check_player, checkpoint_of, is_checkpoint
+from ..rules import Rules
 from . import players as KA
-from .batched import VectorEngine, split_names
+from .batched import VectorEngine, check_engine_size, split_names
 
 
 def _mix(opponents) -> tuple[np.ndarray, dict[str, float]]:
@@ -165,6 +166,9 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
                  **overrides: Any):
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = {"autoreset_mode": self.autoreset_mode}
+        num_envs = checks.integer(num_envs, "num_envs", minimum=1)
+        check_engine_size(Rules.preset(variant, num_players, **overrides), num_envs,
+                          name="num_envs")
         self.engine = VectorEngine(variant, num_players, num_games=num_envs, **overrides)
         self.rules = self.engine.rules
         self._overrides = dict(overrides)
