@@ -192,6 +192,29 @@ def test_skipbo_watch_shows_bots_playing_each_other():
     assert "player 0 (expert):" in result.stdout and "game over:" in result.stdout
 
 
+def _watch(*args):
+    return subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "watch", *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_skipbo_watch_and_play_take_the_stall_outcome_and_say_how_a_stalled_game_ended(
+        tmp_path):
+    # Seed 0: two random players at stock 3 stall, player 1 with the fewer stock cards.
+    deal = ["--players", "random,random", "--variant", "short", "--stock-size", "3", "--fast",
+            "--seed", "0"]
+    fewest = _watch(*deal)
+    assert fewest.returncode == 0, fewest.stderr
+    assert "game over: player 1 (random) wins with the fewest stock cards left" in fewest.stdout
+    drawn = _watch(*deal, "--stall-outcome", "draw")
+    assert "game over: drawn: a full round with no card played" in drawn.stdout
+    assert _watch(*deal, "--stall-outcome", "nobody").returncode == 2
+    log = tmp_path / "game.log"
+    result = _play(["--variant", "short", "--opponents", "naive", "--stall-outcome", "draw",
+                    "--log", str(log)], "q\n")
+    assert result.returncode == 0, result.stderr
+    assert log.read_text().startswith("game 1: short, 2 players, stock 10, stalled games drawn")
+
+
 def _terminal(session, stdin: str):
     """A TerminalGame over `stdin` that records what it draws: ("table", state) for every
     table and ("bot", seat) for every bot move, in order."""

@@ -295,6 +295,15 @@ def test_a_request_naming_another_host_is_refused(client):
         assert default.get("/api/options", headers={"host": host}).status_code == 200, host
 
 
+def test_the_servers_stall_outcome_holds_for_every_game_it_makes():
+    for given, played in ((None, "fewest_stock"), ("draw", "draw")):
+        _, state = _new(TestClient(app_for_tests(stall_outcome=given)))
+        assert state["stall_outcome"] == played
+    for bad in ("nobody", ["draw"], 1):
+        with pytest.raises(ValueError, match="stall_outcome must be one of draw, fewest_stock"):
+            app_for_tests(stall_outcome=bad)
+
+
 def test_serve_answers_its_own_address_and_its_loopback_names_only():
     from skipbo_env.apps.web.server import Guard, served_hosts
 

@@ -11,10 +11,10 @@ import numpy as np
 
 from ..engine import Game
 from ..rules import STALL_OUTCOMES, VARIANTS, Rules
-from ..text import DECK_STYLES, render_table
+from ..text import DECK_STYLES, STALLED, render_table
 
-# How `skipbo evaluate` names each stall_outcome in its heading.
-_STALLED = {"draw": "drawn", "fewest_stock": "to the fewest stock cards"}
+STALL_HELP = ("how a game nobody can finish ends: fewest_stock (the fewest stock cards left "
+              "wins) or draw (default: the rules' default, fewest_stock)")
 
 
 def _ranged(kind, what: str, low, high=None):
@@ -39,6 +39,16 @@ _exploit_steps = _ranged(int, f"a number of learner steps from 1 to {MAX_EXPLOIT
 _seconds = _ranged(float, "0 to 60 seconds", 0, 60)
 _port = _ranged(int, "a port from 0 to 65535", 0, 65535)
 
+
+def rules_overrides(args) -> dict:
+    """The rules fields a command's ``--stock-size`` and ``--stall-outcome`` set (those
+    given)."""
+    overrides = {}
+    if getattr(args, "stock_size", None) is not None:
+        overrides["stock_size"] = args.stock_size
+    if getattr(args, "stall_outcome", None) is not None:
+        overrides["stall_outcome"] = args.stall_outcome
+    return overrides
 
 def demo(variant: str, num_players: int, seed: int, stock_size: int | None, out=sys.stdout) -> Game:
     """Play one seeded game between uniformly random players, printing every turn."""
@@ -66,9 +76,7 @@ def tournament(args) -> dict:
     from ..players import tournament as harness
 
     names = [name.strip() for name in args.players.split(",") if name.strip()]
-    overrides = {} if args.stock_size is None else {"stock_size": args.stock_size}
-    if args.stall_outcome is not None:
-        overrides["stall_outcome"] = args.stall_outcome
+    overrides = rules_overrides(args)
     if args.round_robin:
         rules = Rules.preset(args.variant, 2, **overrides)
         result = harness.round_robin(rules, names, args.games, args.seed, args.workers,
@@ -122,7 +130,7 @@ def evaluate(args) -> dict:
     rules = Rules.preset(variant, players, **overrides)
     results = {}
     print(f"{args.checkpoint}: {variant}, {players} players, stock {rules.stock_size}, "
-          f"stalled games {_STALLED[rules.stall_outcome]}, seat-rotated")
+          f"stalled games {STALLED[rules.stall_outcome]}, seat-rotated")
     for name in names:
         seats = [args.checkpoint] + [name] * (players - 1)
         result = harness.run_games(rules, seats, args.games, args.seed, args.workers,
@@ -212,9 +220,7 @@ def main(argv: list[str] | None = None) -> int:
                         "--round-robin the agents to pair off")
     t.add_argument("--games", type=_games, default=1000)
     t.add_argument("--stock-size", type=_positive, default=None)
-    t.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None,
-                   help="how a game nobody can finish ends (default: the rules' default, "
-                        "fewest_stock)")
+    t.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None, help=STALL_HELP)
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--workers", type=_positive, default=None, help="processes (default: all cores)")
     t.add_argument("--round-robin", action="store_true",
@@ -262,6 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     pl.add_argument("--opponents", default="expert",
                     help="1-5 bots, comma-separated agent names or checkpoint paths")
     pl.add_argument("--stock-size", type=_positive, default=None)
+    pl.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None, help=STALL_HELP)
     pl.add_argument("--seed", type=int, default=None, help="default: a new deal every time")
     pl.add_argument("--fast", action="store_true", help="no pause between the bots' moves")
     pl.add_argument("--pause", type=_seconds, default=0.6,
@@ -275,6 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("--players", required=True, help="2-6 agent names or checkpoint paths")
     w.add_argument("--variant", choices=VARIANTS, default="standard")
     w.add_argument("--stock-size", type=_positive, default=None)
+    w.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None, help=STALL_HELP)
     w.add_argument("--seed", type=int, default=0)
     w.add_argument("--fast", action="store_true")
     w.add_argument("--pause", type=_seconds, default=0.6)
@@ -295,6 +303,9 @@ def main(argv: list[str] | None = None) -> int:
                          "localhost/127.0.0.1/[::1] are always allowed)")
     sv.add_argument("--deck-style", choices=DECK_STYLES, default="skipbo",
                     help="how the page names the cards at first (it can switch per game)")
+    sv.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None,
+                    help="how the server's games end when nobody can finish: fewest_stock or "
+                         "draw (default: the rules' default, fewest_stock)")
     tr = sub.add_parser("train", help="train MaskablePPO from a YAML config (train extra)",
                         add_help=False, usage="skipbo train [-h] --config CONFIG [--quiet]")
     tr.add_argument("rest", nargs=argparse.REMAINDER)
@@ -352,7 +363,8 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 extra = {} if args.max_games is None else {"max_games": args.max_games}
                 serve(args.host, args.port, tuple(args.checkpoint),
-                      allow_hosts=tuple(args.allow_host), deck_style=args.deck_style, **extra)
+                      allow_hosts=tuple(args.allow_host), deck_style=args.deck_style,
+                      stall_outcome=args.stall_outcome, **extra)
             except ValueError as e:
                 parser.error(str(e))
             except KeyboardInterrupt:

@@ -27,7 +27,7 @@ from ..players.base import Agent
 from ..players.registry import SEARCH, is_checkpoint, make_agent, searched_checkpoint
 from ..rules import Rules
 from ..spec import GameSpec
-from ..text import check_deck_style
+from ..text import STALLED, check_deck_style
 from ..view import SeatView
 
 MAX_OPPONENTS = 5
@@ -159,7 +159,7 @@ def public_state(view: SeatView, names: list[str], style: str = "skipbo") -> dic
         "building": building, "draw_pile_size": view.draw_pile_size,
         "set_aside_size": len(view.set_aside), "players": players, "hand": hand,
         "pending_toll": view.pending_toll, "pending_pile": view.pending_pile,
-        "deck_style": style,
+        "deck_style": style, "stall_outcome": rules.stall_outcome,
     }
 
 
@@ -175,6 +175,31 @@ class Snapshot:
     undo: list[tuple[Game, int]]
     match_seed: int
     rngs: list[Any]
+
+
+
+def result_text(game: Game, names: list[str], human: int | None = None) -> str | None:
+    """How `game` ended, in words (None while it goes on): who won, and whether by the stall
+    rule (`Rules.stall_outcome`); a drawn game and why; the turn limit. `human`, if given, is
+    the seat spoken to as "you"."""
+    if not game.is_over:
+        return None
+    stalled = "a full round with no card played and nothing left to draw"
+    if game.phase == Phase.WON:
+        winners = game.winning_seats()
+        if human in winners:
+            said = "you win" if len(winners) == 1 else "your team wins"
+        else:
+            said = " and ".join(f"player {w} ({names[w]})" for w in winners) + \
+                " win" + ("s" if len(winners) == 1 else "")
+        if any(game.stocks[w] for w in winners):  # a stalled game (stall_outcome)
+            said += f" with the fewest stock cards left, after {stalled}"
+        return said
+    if game.phase == Phase.DRAWN:
+        tie = ", and a tie for the fewest stock cards" \
+            if game.rules.stall_outcome == "fewest_stock" else ""
+        return f"drawn: {stalled}{tie}"
+    return f"stopped at the turn limit ({game.rules.max_turns} turns)"
 
 
 class PlaySession:
@@ -229,25 +254,7 @@ class PlaySession:
 
     def result(self) -> str | None:
         """The game's result in words once it is over, else None."""
-        game = self.game
-        if not game.is_over:
-            return None
-        stalled = "a full round with no card played and nothing left to draw"
-        if game.phase == Phase.WON:
-            winners = game.winning_seats()
-            if self.human in winners:
-                said = "you win" if len(winners) == 1 else "your team wins"
-            else:
-                said = " and ".join(f"player {w} ({self.names[w]})" for w in winners) + \
-                    " win" + ("s" if len(winners) == 1 else "")
-            if any(game.stocks[w] for w in winners):  # a stalled game (stall_outcome)
-                said += f" with the fewest stock cards left, after {stalled}"
-            return said
-        if game.phase == Phase.DRAWN:
-            tie = ", and a tie for the fewest stock cards" \
-                if self.rules.stall_outcome == "fewest_stock" else ""
-            return f"drawn: {stalled}{tie}"
-        return f"stopped at the turn limit ({self.rules.max_turns} turns)"
+        return result_text(self.game, self.names, self.human)
 
     def public_state(self) -> dict:
         """The human's view of the table plus the session's scores, JSON-ready."""
@@ -389,5 +396,6 @@ class PlaySession:
     def _log_start(self) -> None:
         first = self.game.first_player
         self.log.append(f"game {self.games}: {self.rules.variant}, {self.rules.num_players} "
-                        f"players, stock {self.rules.stock_size}; player {first} "
+                        f"players, stock {self.rules.stock_size}, stalled games "
+                        f"{STALLED[self.rules.stall_outcome]}; player {first} "
                         f"({self.names[first]}) starts")

@@ -20,7 +20,8 @@ from rich.text import Text
 from ..engine import Game, Phase
 from ..players.registry import make_agent
 from ..text import card_name, check_deck_style, rank_name
-from .session import PlaySession, parse_opponents, public_state
+from .cli import rules_overrides
+from .session import PlaySession, parse_opponents, public_state, result_text
 
 HELP = ("keys: a move's number plays it; h hint, u undo, l log, ? help, q quit")
 PLAYING_CARDS = ("playing cards: A is 1, J 11, Q 12, and K is a wild (a king or a joker; "
@@ -244,7 +245,7 @@ class TerminalGame:
 
 def play(args, stream: TextIO = sys.stdin, out: TextIO | None = None) -> int:
     """Run `skipbo play`."""
-    overrides = {} if args.stock_size is None else {"stock_size": args.stock_size}
+    overrides = rules_overrides(args)
     session = PlaySession(args.variant, args.opponents, seed=args.seed,
                           deck_style=args.deck_style, **overrides)
     console = Console(file=out, highlight=False, no_color=args.no_color)
@@ -264,9 +265,8 @@ def watch(args, out: TextIO | None = None) -> int:
     names = parse_opponents(args.players)
     if len(names) < 2:
         raise ValueError("give at least two players to watch, e.g. --players expert,naive")
-    overrides = {} if args.stock_size is None else {"stock_size": args.stock_size}
     from ..rules import Rules
-    rules = Rules.preset(args.variant, len(names), **overrides)
+    rules = Rules.preset(args.variant, len(names), **rules_overrides(args))
     style = check_deck_style(args.deck_style, rules)
     agents = [make_agent(n, args.seed + i) for i, n in enumerate(names)]
     console = Console(file=out, highlight=False, no_color=args.no_color)
@@ -286,8 +286,5 @@ def watch(args, out: TextIO | None = None) -> int:
         game.step(action)
         if pause:
             time.sleep(pause)
-    winners = game.winning_seats()
-    console.print("[bold]game over: " + (" and ".join(f"player {w} ({names[w]})"
-                                                     for w in winners) + " won"
-                                         if winners else game.phase) + "[/bold]")
+    console.print(f"[bold]game over: {result_text(game, names)}[/bold]")
     return 0

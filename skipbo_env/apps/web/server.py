@@ -63,7 +63,7 @@ from typing import Any
 
 from ... import checks
 from ...players.registry import SCRIPTED, check_player, is_checkpoint, resolve_checkpoint
-from ...rules import VARIANTS
+from ...rules import STALL_OUTCOMES, VARIANTS
 from ...text import DECK_STYLES, check_deck_style
 from ..session import MAX_OPPONENTS, PlaySession
 
@@ -299,7 +299,7 @@ class TableStore:
     def __init__(self, allowed_checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES,
                  per_client: int = MAX_PER_CLIENT, idle: float = IDLE_SECONDS,
                  clock: Callable[[], float] = time.monotonic,
-                 search_rollouts: int | None = SEARCH_ROLLOUTS):
+                 search_rollouts: int | None = SEARCH_ROLLOUTS, stall_outcome: str | None = None):
         self._tables: OrderedDict[str, Table] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
         self.allowed_checkpoints = allowed_checkpoints
@@ -308,6 +308,10 @@ class TableStore:
         if not idle > 0:
             raise ValueError(f"idle must be a positive number of seconds, got {idle!r}")
         self.idle, self.clock, self.search_rollouts = idle, clock, search_rollouts
+        if stall_outcome is not None and stall_outcome not in STALL_OUTCOMES:
+            raise ValueError(f"stall_outcome must be one of {', '.join(STALL_OUTCOMES)}, got "
+                             f"{stall_outcome!r}")
+        self.stall_outcome = stall_outcome  # every game's reading of a stall (None: default)
 
     def __len__(self) -> int:
         """The games in play (those not idle)."""
@@ -349,6 +353,8 @@ class TableStore:
             except ValueError as e:
                 raise ApiError(400, str(e)) from None
         overrides: dict[str, Any] = {}
+        if self.stall_outcome is not None:
+            overrides["stall_outcome"] = self.stall_outcome
         stock = body.get("stock_size")
         if stock is not None:
             if not checks.is_integer(stock) or not 1 <= stock <= 50:
@@ -536,7 +542,8 @@ def create_app(checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES, *,
                allowed_hosts: Collection[str] = LOOPBACK, per_client: int = MAX_PER_CLIENT,
                idle: float = IDLE_SECONDS, clock: Callable[[], float] = time.monotonic,
                body_timeout: float = BODY_TIMEOUT, workers: int = WORKERS,
-               search_rollouts: int | None = SEARCH_ROLLOUTS, deck_style: str = "skipbo"):
+               search_rollouts: int | None = SEARCH_ROLLOUTS, deck_style: str = "skipbo",
+               stall_outcome: str | None = None):
     """The Starlette app (wrapped in `Guard`). `checkpoints` are the checkpoint paths the page
     may choose as opponents (besides the scripted players); `allowed_hosts` the ``Host``
     values answered, each ``name`` (any port) or ``name:port`` (default: the loopback names
@@ -544,7 +551,8 @@ def create_app(checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES, *,
     `per_client`, `idle` and `clock` go to the `TableStore`; `body_timeout` bounds reading a
     body (408); `workers` threads run the bots; `search_rollouts` caps a `lookahead` bot's
     rollouts per decision (None: no cap); `deck_style` is the page's default way of naming
-    the cards (`text.DECK_STYLES`; a game may ask for the other)."""
+    the cards (`text.DECK_STYLES`; a game may ask for the other); `stall_outcome` how every
+    game ends when nobody can finish it (`Rules.stall_outcome`; None: the rules' default)."""
     from starlette.applications import Starlette
     from starlette.exceptions import HTTPException
     from starlette.requests import ClientDisconnect, Request
@@ -560,7 +568,7 @@ def create_app(checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES, *,
     # The page lists the checkpoints as given (a shipped one by its name, never its installed
     # path); the store checks a request's choice against their files.
     tables = TableStore(tuple(resolve_checkpoint(c) for c in checkpoints), limit, per_client,
-                        idle, clock, search_rollouts)
+                        idle, clock, search_rollouts, stall_outcome)
     pool = ThreadPoolExecutor(max_workers=checks.integer(workers, "workers", minimum=1),
                               thread_name_prefix="skipbo-bots")
 
@@ -742,7 +750,7 @@ def server_config(app, host: str = "127.0.0.1", port: int = 8000, *,
 
 def serve(host: str = "127.0.0.1", port: int = 8000, checkpoints: tuple[str, ...] = (), *,
           max_games: int = MAX_TABLES, allow_hosts: tuple[str, ...] = (),
-          deck_style: str = "skipbo") -> None:
+          deck_style: str = "skipbo", stall_outcome: str | None = None) -> None:
     """Run the server until interrupted (prints the address first). It answers only requests
     naming `host`:`port` (or its loopback equivalents, or `allow_hosts`) in their Host."""
     import uvicorn
@@ -754,7 +762,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, checkpoints: tuple[str, ...
         if parse_host(_bracket(spec) if _is_ipv6(spec) else spec) is None:
             raise ValueError(f"--allow-host takes NAME or NAME:PORT, got {spec!r}")
     app = create_app(tuple(checkpoints), max_games,
-                     allowed_hosts=served_hosts(host, port, allow_hosts), deck_style=deck_style)
+                     allowed_hosts=served_hosts(host, port, allow_hosts), deck_style=deck_style,
+                     stall_outcome=stall_outcome)
     shown = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, _bracket(host))
     print(f"Skip-Bo at http://{shown}:{port}/  (Ctrl+C stops the server)", flush=True)
     uvicorn.Server(server_config(app, host, port)).run()
