@@ -52,16 +52,33 @@ def _without(modules: list[str], argv: list[str]) -> subprocess.CompletedProcess
                           timeout=300, cwd=ROOT)
 
 
-@pytest.mark.parametrize("modules, argv, extra", [
-    (["starlette", "uvicorn"], ["serve"], "web"),
-    (["sb3_contrib"], ["train", "--config", "configs/short_2p.yaml"], "train"),
-    (["yaml"], ["train", "--config", "configs/short_2p.yaml"], "train"),
+TRAIN = "pip install torch==2.13.0 && pip install -e '.[train]'"  # torch's CPU build first
+
+
+@pytest.mark.parametrize("modules, argv, extra, install", [
+    (["starlette", "uvicorn"], ["serve"], "web", "pip install -e '.[web]'"),
+    (["sb3_contrib"], ["train", "--config", "configs/short_2p.yaml"], "train", TRAIN),
+    (["yaml"], ["train", "--config", "configs/short_2p.yaml"], "train", TRAIN),
+    (["torch"], ["train", "--help"], "train", TRAIN),
+    (["sb3_contrib"], ["benchmark", "short_2p", "--exploit", "expert"], "train", TRAIN),
 ])
-def test_a_command_without_its_extra_names_the_extra_to_install(modules, argv, extra):
+def test_a_command_without_its_extra_names_the_extra_to_install(modules, argv, extra, install):
     result = _without(modules, argv)
-    assert result.returncode == 2
-    assert f"needs the {extra} extra" in result.stderr and f".[{extra}]" in result.stderr
+    out = result.stdout if "--help" in argv else result.stderr
+    assert result.returncode == (0 if "--help" in argv else 2)
+    assert f"needs the {extra} extra" in out and install in out
     assert "Traceback" not in result.stderr
+
+
+def test_the_training_script_without_the_train_extra_names_it():
+    code = ("import sys\nsys.modules['sb3_contrib'] = None\n"
+            "from skipbo_env.train.ppo import main\n"
+            "sys.exit(main(['--config', 'configs/short_2p.yaml']))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=300, cwd=ROOT)
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert f"training needs the train extra (sb3_contrib is not installed): {TRAIN}" in \
+        result.stderr
 
 
 def test_a_training_config_error_message_names_the_file(tmp_path, capsys):

@@ -17,8 +17,10 @@ pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
 from skipbo_env import Game, ObservationEncoder, Rules  # noqa: E402
 from skipbo_env.envs.gym import OpponentPool, SkipBoEnv  # noqa: E402
 from skipbo_env.observation import OBS_VERSION  # noqa: E402
+from skipbo_env.players import policy as policy_module  # noqa: E402
 from skipbo_env.players.policy import (  # noqa: E402
     check_spaces,
+    checkpoints_in,
     load_policy_agent,
     write_card,
 )
@@ -83,6 +85,34 @@ def test_a_model_card_is_strict_json_with_null_for_a_figure_that_is_not_finite(t
     assert written == {"pretrain": {"loss": None, "agreement": 0.9},
                        "learning_curve": [{"steps": 0, "win_rate": {"naive": None}}],
                        "rules": [2, None]}
+
+
+def test_snapshots_are_listed_oldest_first_past_any_number_of_digits(tmp_path):
+    for name in ("step_1000000000.zip", "step_999999999.zip", "step_000000256.zip",
+                 "step_000000256.json", "notes.txt"):
+        (tmp_path / name).write_bytes(b"")
+    assert [os.path.basename(p) for p in checkpoints_in(str(tmp_path))] == [
+        "step_000000256.zip", "step_999999999.zip", "step_1000000000.zip"]
+    assert checkpoints_in(str(tmp_path / "not yet")) == []
+
+
+def test_at_most_max_models_policies_stay_loaded(smoke, tmp_path, monkeypatch):
+    _, _, path = smoke
+    monkeypatch.setattr(policy_module, "MAX_MODELS", 2)
+    monkeypatch.setattr(policy_module, "_MODELS", type(policy_module._MODELS)())
+    copies = []
+    for i in range(3):
+        for suffix in (".zip", ".json"):
+            (tmp_path / f"copy{i}{suffix}").write_bytes(path.with_suffix(suffix).read_bytes())
+        copies.append(str(tmp_path / f"copy{i}.zip"))
+    first = policy_module.load_model(copies[0])
+    assert policy_module.load_model(copies[0]) is first  # kept: loaded once
+    policy_module.load_model(copies[1])
+    policy_module.load_model(copies[0])  # used last: copy 1 is now the oldest
+    policy_module.load_model(copies[2])
+    kept = [key[0] for key in policy_module._MODELS]
+    assert kept == [os.path.abspath(copies[0]), os.path.abspath(copies[2])]
+    assert policy_module.load_model(copies[0]) is first
 
 def test_self_play_snapshots_join_the_pool_during_training(smoke):
     cfg, _, _ = smoke

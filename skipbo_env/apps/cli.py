@@ -312,13 +312,10 @@ def main(argv: list[str] | None = None) -> int:
     if argv is None:
         argv = sys.argv[1:]
     if argv and argv[0] == "train":
-        try:  # the train extra, named rather than a traceback
-            import sb3_contrib  # noqa: F401
-            import torch  # noqa: F401
-            import yaml  # noqa: F401
-        except ImportError as err:
-            missing = (f"skipbo train needs the train extra ({err.name or err} is not "
-                       f"installed): pip install torch==2.13.0 && pip install -e '.[train]'")
+        from ..train import missing_train_extra
+
+        missing = missing_train_extra("skipbo train")  # named rather than a traceback
+        if missing:
             if {"-h", "--help"} & set(argv[1:]):
                 print(f"{tr.format_usage().strip()}\n\n{missing}")
                 return 0

@@ -24,7 +24,6 @@ the result whatever the action.
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,6 +35,7 @@ from .. import checks
 from ..engine import Game, Phase
 from ..observation import PILE_DEPTH, ObservationEncoder
 from ..players.base import Agent
+from ..players.policy import checkpoints_in
 from ..players.registry import check_player, make_agent
 from ..rules import Rules
 from ..spec import GameSpec
@@ -86,9 +86,7 @@ class OpponentPool:
     def draw(self, rng: np.random.Generator, rules: Rules) -> Callable:
         """A new opponent for one seat of one game."""
         if self.self_play and self._draws % self.refresh == 0:
-            self._pool = sorted(os.path.join(self.directory, f)
-                                for f in os.listdir(self.directory) if f.endswith(".zip")) \
-                if os.path.isdir(self.directory) else []
+            self._pool = checkpoints_in(self.directory)
         self._draws += 1
         names = list(self.weights)
         weights = [self.weights[n] for n in names]

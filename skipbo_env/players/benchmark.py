@@ -263,14 +263,13 @@ def exploit_config(t: Task, target: str, steps: int = EXPLOIT_STEPS,
                    out_dir: str = os.path.join("runs", "exploit")) -> dict:
     """The validated training config of the best response to `target` on task `t`, or
     ValueError naming the problem; everything `exploit` checks before it trains."""
-    from ..train import config as C
+    from ..train import missing_train_extra
     from ..vector.players import AGENT_NAMES
 
-    try:
-        import sb3_contrib  # noqa: F401
-    except ImportError:
-        raise ValueError("--exploit trains a MaskablePPO learner: install the train extra "
-                         "(pip install -e '.[train]')") from None
+    missing = missing_train_extra("--exploit (it trains a MaskablePPO learner)")
+    if missing:
+        raise ValueError(missing)
+    from ..train import config as C
     target = check_exploit_target(t, target)
     steps = checks.integer(steps, "exploit steps", minimum=1, maximum=MAX_EXPLOIT_STEPS)
     if not isinstance(out_dir, str) or (os.path.exists(out_dir) and not os.path.isdir(out_dir)):

@@ -22,6 +22,7 @@ import math
 import os
 import pickle
 import zipfile
+from collections import OrderedDict
 
 import numpy as np
 
@@ -161,7 +162,8 @@ def write_card(path: str, card) -> None:
     with open(path, "w") as f:
         json.dump(finite(card), f, indent=1, allow_nan=False)
 
-_MODELS: dict[tuple, object] = {}  # loaded policies by path, file time and size
+_MODELS: OrderedDict[tuple, object] = OrderedDict()  # loaded policies by path, time, size
+MAX_MODELS = 64  # policies kept loaded at once (least recently used go first)
 WEIGHTS = "policy.pth"  # the zip entry with the policy's state dict (SB3's name)
 MAX_WEIGHTS_BYTES = 512 * 2**20  # a policy.pth larger than this is refused unread
 MAX_CARD_BYTES = 16 * 2**20  # a model card is a few tens of kilobytes
@@ -336,6 +338,7 @@ def load_model(path: str, card: dict | None = None):
     key = (os.path.abspath(path), stat.st_mtime_ns, stat.st_size)
     model = _MODELS.get(key)
     if model is not None:
+        _MODELS.move_to_end(key)
         return model
     card, rules, pile_depth, arch, activation = checkpoint_spec(path, card)
     try:
@@ -343,8 +346,9 @@ def load_model(path: str, card: dict | None = None):
         from gymnasium import spaces
         from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     except ImportError:
-        raise ValueError("loading a checkpoint needs the train extra: pip install "
-                         "torch==2.13.0 && pip install -e '.[train]'") from None
+        from ..train import INSTALL_TRAIN
+
+        raise ValueError(f"loading a checkpoint needs the train extra: {INSTALL_TRAIN}") from None
     import numpy as np
 
     torch.set_num_threads(1)  # one move at a time: threads only cost here
@@ -363,7 +367,21 @@ def load_model(path: str, card: dict | None = None):
                          f"{str(e).splitlines()[0]}") from None
     policy.set_training_mode(False)
     _MODELS[key] = policy
+    while len(_MODELS) > MAX_MODELS:  # a long self-play run loads a new snapshot each time
+        _MODELS.popitem(last=False)
     return policy
+
+
+def checkpoints_in(directory: str) -> list[str]:
+    """The checkpoints (``*.zip``) in `directory` as paths, oldest snapshot first: names
+    ordered by length, then alphabetically, so the trainer's zero-padded step counts
+    (``step_000250000.zip``) keep their order past any number of digits; [] if `directory`
+    is not a directory (a self-play pool before its first snapshot)."""
+    if not os.path.isdir(directory):
+        return []
+    names = sorted((f for f in os.listdir(directory) if f.endswith(".zip")),
+                   key=lambda f: (len(f), f))
+    return [os.path.join(directory, f) for f in names]
 
 
 def _card_rules(card: dict, path: str) -> Rules:

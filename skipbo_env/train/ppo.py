@@ -18,8 +18,9 @@ import time
 
 from ..envs.gym import OpponentPool, SkipBoEnv
 from ..observation import OBS_VERSION, PILE_DEPTH
-from ..players.policy import ACTIVATIONS, policy_card, write_card
+from ..players.policy import ACTIVATIONS, checkpoints_in, policy_card, write_card
 from ..players.tournament import run_games
+from . import missing_train_extra
 from .config import BATCHED_GAMES, ConfigError, load
 from .pretrain import behaviour_clone
 from .report import summary, versions
@@ -283,10 +284,9 @@ def train(cfg: dict, progress: bool = True) -> dict:
                 self.next_save += cfg["self_play"]["save_every"]
                 save_checkpoint(self.model, os.path.join(pool_dir, f"step_{steps:09d}.zip"),
                                 card_of(name, rules, steps, arch, activation))
-                snaps = sorted(f for f in os.listdir(pool_dir) if f.endswith(".zip"))
-                for old in snaps[:-cfg["self_play"]["pool_size"]]:
-                    os.remove(os.path.join(pool_dir, old))
-                    card = os.path.join(pool_dir, os.path.splitext(old)[0] + ".json")
+                for old in checkpoints_in(pool_dir)[:-cfg["self_play"]["pool_size"]]:
+                    os.remove(old)
+                    card = os.path.splitext(old)[0] + ".json"
                     if os.path.exists(card):
                         os.remove(card)
                 if batched:  # the env processes list the pool as they draw; this one is told
@@ -345,15 +345,13 @@ def main(argv: list[str] | None = None) -> int:
         message = str(e)  # naming the file the error is in
         parser.error(message if args.config in message else f"{args.config}: {message}")
 
+    missing = missing_train_extra("training")
+    if missing:
+        parser.error(missing)
     try:
         cfg = load(args.config)
     except ConfigError as e:
         fail(e)
-    try:
-        import sb3_contrib  # noqa: F401
-    except ImportError:
-        parser.error("training needs the train extra: pip install torch==2.13.0 && "
-                     "pip install -e '.[train]'")
     try:
         card = train(cfg, progress=not args.quiet)
     except ConfigError as e:  # the run directory is not the trainer's to replace

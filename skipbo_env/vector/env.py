@@ -5,7 +5,6 @@ stable-baselines3)."""
 from __future__ import annotations
 
 import dataclasses
-import os
 from typing import Any
 
 import gymnasium as gym
@@ -16,6 +15,7 @@ from gymnasium.vector.utils import batch_space
 
 from .. import checks
 from ..observation import PILE_DEPTH
+from ..players.policy import checkpoints_in
 from ..players.registry import check_player, checkpoint_of, is_checkpoint
 from ..rules import Rules
 from . import players as KA
@@ -235,9 +235,7 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         self-play opponents (loaded with the safe loader); returns how many there are."""
         if self.self_play <= 0:
             return 0
-        found = sorted(f for f in os.listdir(self.pool) if f.endswith(".zip")) \
-            if os.path.isdir(self.pool) else []
-        newest = [os.path.join(self.pool, f) for f in found[-self.pool_size:]]
+        newest = checkpoints_in(self.pool)[-self.pool_size:]
         for path in [p for p in self._pool_slots if p not in newest]:
             slot = self._pool_slots.pop(path)
             self._slot_weights[slot] = 0.0
