@@ -13,11 +13,11 @@ if TYPE_CHECKING:
 
 
 DECK_STYLES = ("skipbo", "playing-cards")
-# How a stalled game ends under each `Rules.stall_outcome`, as "stalled games ...".
-STALLED = {"draw": "drawn", "fewest_stock": "to the fewest stock cards"}
 """How cards are named: ``skipbo`` (1 to 12 and Skip-Bo) or ``playing-cards`` (the rule
 documents' stand-in deck: three standard decks with their jokers, ace to queen as 1 to 12 and
 the twelve kings and six jokers as the wilds; shown A, 2..10, J, Q and K)."""
+STALLED = {"draw": "drawn", "fewest_stock": "to the fewest stock cards"}
+"""How a stalled game ends under each `Rules.stall_outcome`, as "stalled games ..."."""
 _COURT = {1: "A", 11: "J", 12: "Q"}
 
 

@@ -70,6 +70,33 @@ def test_a_command_without_its_extra_names_the_extra_to_install(modules, argv, e
     assert "Traceback" not in result.stderr
 
 
+def test_a_train_extra_package_that_fails_to_import_is_named_with_its_error(monkeypatch):
+    import builtins
+
+    from skipbo_env.train import missing_train_extra
+
+    pytest.importorskip("sb3_contrib")  # imported before torch breaks (it imports torch too)
+    real = builtins.__import__
+    failing = {"torch": OSError("libtorch_cpu.so: cannot open shared object file"),
+               "yaml": ImportError("yaml was built for another Python")}  # no module name
+
+    def broken(name, *args, **kwargs):
+        if name in failing:
+            raise failing[name]
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", broken)
+    assert missing_train_extra("skipbo train") == (
+        "skipbo train needs the train extra (torch is installed but does not import: OSError: "
+        "libtorch_cpu.so: cannot open shared object file): " + TRAIN)
+    del failing["torch"]  # torch imports now: yaml is next
+    assert missing_train_extra("skipbo train") == (
+        "skipbo train needs the train extra (yaml does not import: yaml was built for another "
+        "Python): " + TRAIN)
+    del failing["yaml"]
+    assert missing_train_extra("skipbo train") is None
+
+
 def test_the_training_script_without_the_train_extra_names_it():
     code = ("import sys\nsys.modules['sb3_contrib'] = None\n"
             "from skipbo_env.train.ppo import main\n"

@@ -85,12 +85,27 @@ def test_a_model_card_is_strict_json_with_null_for_a_figure_that_is_not_finite(t
     assert written == {"pretrain": {"loss": None, "agreement": 0.9},
                        "learning_curve": [{"steps": 0, "win_rate": {"naive": None}}],
                        "rules": [2, None]}
+    numpy = {"loss": np.float32("nan"), "steps": np.int64(7), "curve": np.array([0.5, np.inf])}
+    write_card(str(tmp_path / "card.json"), numpy)
+    assert json.loads((tmp_path / "card.json").read_text(), parse_constant=refuse) == {
+        "loss": None, "steps": 7, "curve": [0.5, None]}
+
+
+def test_a_model_card_that_cannot_be_written_leaves_the_one_before_it_whole(tmp_path):
+    path = tmp_path / "card.json"
+    write_card(str(path), {"steps": 1})
+    with pytest.raises(TypeError):
+        write_card(str(path), {"steps": 2, "policy": object()})
+    assert json.loads(path.read_text()) == {"steps": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["card.json"]
 
 
 def test_snapshots_are_listed_oldest_first_past_any_number_of_digits(tmp_path):
     for name in ("step_1000000000.zip", "step_999999999.zip", "step_000000256.zip",
-                 "step_000000256.json", "notes.txt"):
+                 "step_000000256.json", "notes.txt", ".zip"):
         (tmp_path / name).write_bytes(b"")
+    (tmp_path / "folder.zip").mkdir()  # neither a directory nor a dangling link is one
+    (tmp_path / "gone.zip").symlink_to(tmp_path / "nowhere.zip")
     assert [os.path.basename(p) for p in checkpoints_in(str(tmp_path))] == [
         "step_000000256.zip", "step_999999999.zip", "step_1000000000.zip"]
     assert checkpoints_in(str(tmp_path / "not yet")) == []

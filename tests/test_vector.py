@@ -417,6 +417,9 @@ def test_bad_arguments_and_illegal_actions_are_refused_with_clear_errors():
     with pytest.raises(ValueError, match="num_games: 1000000000000 games of these rules need "
                                          "about .* GiB in the batched engine, over 8 GiB"):
         VectorEngine(num_games=10**12)
+    for huge in (np.int64(2**62), 10**400, 10**5000):
+        with pytest.raises(ValueError, match="num_games: .* at most 994,781 fit"):
+            VectorEngine(num_games=huge)
     with pytest.raises(ValueError, match="unknown rules field"):
         VectorEngine(stock=3)
     engine = VectorEngine("standard", 2, num_games=4)

@@ -300,7 +300,7 @@ def test_the_servers_stall_outcome_holds_for_every_game_it_makes():
         _, state = _new(TestClient(app_for_tests(stall_outcome=given)))
         assert state["stall_outcome"] == played
     for bad in ("nobody", ["draw"], 1):
-        with pytest.raises(ValueError, match="stall_outcome must be one of draw, fewest_stock"):
+        with pytest.raises(ValueError, match="stall_outcome must be 'draw' or 'fewest_stock'"):
             app_for_tests(stall_outcome=bad)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from ..engine import Game
 from ..rules import STALL_OUTCOMES, VARIANTS, Rules
 from ..text import DECK_STYLES, STALLED, render_table
+from .session import rules_overrides
 
 STALL_HELP = ("how a game nobody can finish ends: fewest_stock (the fewest stock cards left "
               "wins) or draw (default: the rules' default, fewest_stock)")
@@ -39,16 +40,6 @@ _exploit_steps = _ranged(int, f"a number of learner steps from 1 to {MAX_EXPLOIT
 _seconds = _ranged(float, "0 to 60 seconds", 0, 60)
 _port = _ranged(int, "a port from 0 to 65535", 0, 65535)
 
-
-def rules_overrides(args) -> dict:
-    """The rules fields a command's ``--stock-size`` and ``--stall-outcome`` set (those
-    given)."""
-    overrides = {}
-    if getattr(args, "stock_size", None) is not None:
-        overrides["stock_size"] = args.stock_size
-    if getattr(args, "stall_outcome", None) is not None:
-        overrides["stall_outcome"] = args.stall_outcome
-    return overrides
 
 def demo(variant: str, num_players: int, seed: int, stock_size: int | None, out=sys.stdout) -> Game:
     """Play one seeded game between uniformly random players, printing every turn."""

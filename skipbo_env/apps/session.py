@@ -178,6 +178,16 @@ class Snapshot:
 
 
 
+def rules_overrides(args) -> dict:
+    """The rules fields a command's ``--stock-size`` and ``--stall-outcome`` set (those
+    given)."""
+    overrides = {}
+    if getattr(args, "stock_size", None) is not None:
+        overrides["stock_size"] = args.stock_size
+    if getattr(args, "stall_outcome", None) is not None:
+        overrides["stall_outcome"] = args.stall_outcome
+    return overrides
+
 def result_text(game: Game, names: list[str], human: int | None = None) -> str | None:
     """How `game` ended, in words (None while it goes on): who won, and whether by the stall
     rule (`Rules.stall_outcome`); a drawn game and why; the turn limit. `human`, if given, is

@@ -20,8 +20,7 @@ from rich.text import Text
 from ..engine import Game, Phase
 from ..players.registry import make_agent
 from ..text import card_name, check_deck_style, rank_name
-from .cli import rules_overrides
-from .session import PlaySession, parse_opponents, public_state, result_text
+from .session import PlaySession, parse_opponents, public_state, result_text, rules_overrides
 
 HELP = ("keys: a move's number plays it; h hint, u undo, l log, ? help, q quit")
 PLAYING_CARDS = ("playing cards: A is 1, J 11, Q 12, and K is a wild (a king or a joker; "

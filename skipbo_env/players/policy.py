@@ -21,6 +21,7 @@ import json
 import math
 import os
 import pickle
+import threading
 import zipfile
 from collections import OrderedDict
 
@@ -144,8 +145,13 @@ def model_card(path: str) -> dict | None:
 
 
 def finite(data):
-    """`data` (JSON-like: dicts, lists, tuples, numbers, strings) with every float that is not
-    a finite number replaced by None: JSON has no NaN or infinity."""
+    """`data` (JSON-like: dicts, lists, tuples, numbers, strings, numpy scalars and arrays)
+    with numpy values as Python's and every float that is not a finite number replaced by
+    None: JSON has no NaN or infinity."""
+    if isinstance(data, np.ndarray):
+        data = data.tolist()
+    elif isinstance(data, np.generic):
+        data = data.item()
     if isinstance(data, float):
         return data if math.isfinite(data) else None
     if isinstance(data, dict):
@@ -158,11 +164,17 @@ def finite(data):
 def write_card(path: str, card) -> None:
     """Write `card` (a model card, or a learning curve beside one) to `path` as strict JSON:
     a figure that is not a finite number (a diverged loss, an empty iteration's mean) is
-    written as null, so any JSON reader can read the file."""
-    with open(path, "w") as f:
-        json.dump(finite(card), f, indent=1, allow_nan=False)
+    written as null, so any JSON reader can read the file. The text is made before the file
+    is touched and replaces it whole (written beside it, then renamed), so a card that cannot
+    be written leaves the one before it as it was."""
+    text = json.dumps(finite(card), indent=1, allow_nan=False)
+    part = f"{path}.part"
+    with open(part, "w") as f:
+        f.write(text)
+    os.replace(part, path)
 
 _MODELS: OrderedDict[tuple, object] = OrderedDict()  # loaded policies by path, time, size
+_MODELS_LOCK = threading.Lock()  # the web server's bot threads load policies too
 MAX_MODELS = 64  # policies kept loaded at once (least recently used go first)
 WEIGHTS = "policy.pth"  # the zip entry with the policy's state dict (SB3's name)
 MAX_WEIGHTS_BYTES = 512 * 2**20  # a policy.pth larger than this is refused unread
@@ -336,10 +348,11 @@ def load_model(path: str, card: dict | None = None):
     check_checkpoint(path)
     stat = os.stat(path)
     key = (os.path.abspath(path), stat.st_mtime_ns, stat.st_size)
-    model = _MODELS.get(key)
-    if model is not None:
-        _MODELS.move_to_end(key)
-        return model
+    with _MODELS_LOCK:
+        model = _MODELS.get(key)
+        if model is not None:
+            _MODELS.move_to_end(key)
+            return model
     card, rules, pile_depth, arch, activation = checkpoint_spec(path, card)
     try:
         import torch
@@ -366,9 +379,10 @@ def load_model(path: str, card: dict | None = None):
                          f"pile_depth {pile_depth}, net_arch {arch}): "
                          f"{str(e).splitlines()[0]}") from None
     policy.set_training_mode(False)
-    _MODELS[key] = policy
-    while len(_MODELS) > MAX_MODELS:  # a long self-play run loads a new snapshot each time
-        _MODELS.popitem(last=False)
+    with _MODELS_LOCK:
+        _MODELS[key] = policy
+        while len(_MODELS) > MAX_MODELS:  # a long self-play run loads a snapshot each time
+            _MODELS.popitem(last=False)
     return policy
 
 
@@ -376,10 +390,12 @@ def checkpoints_in(directory: str) -> list[str]:
     """The checkpoints (``*.zip``) in `directory` as paths, oldest snapshot first: names
     ordered by length, then alphabetically, so the trainer's zero-padded step counts
     (``step_000250000.zip``) keep their order past any number of digits; [] if `directory`
-    is not a directory (a self-play pool before its first snapshot)."""
+    is not a directory (a self-play pool before its first snapshot). Only regular files count
+    (a directory, a dangling link or a link loop named ``*.zip`` is no checkpoint)."""
     if not os.path.isdir(directory):
         return []
-    names = sorted((f for f in os.listdir(directory) if f.endswith(".zip")),
+    names = sorted((f for f in os.listdir(directory) if f.endswith(".zip") and len(f) > 4
+                    and os.path.isfile(os.path.join(directory, f))),
                    key=lambda f: (len(f), f))
     return [os.path.join(directory, f) for f in names]
 

@@ -42,30 +42,40 @@ def agent_kinds(players, num_players: int) -> np.ndarray:
 MAX_ENGINE_BYTES = 8 * 2**30  # a VectorEngine's arrays, at most (raise it on a bigger machine)
 
 
-def engine_bytes(rules: Rules, num_games: int, tables: Tables | None = None) -> int:
-    """The bytes of the arrays a `VectorEngine` of `num_games` games of `rules` allocates (the
-    games' state, observations, final observations, masks, rewards and caches)."""
+def game_bytes(rules: Rules, tables: Tables | None = None) -> int:
+    """The bytes of one game's arrays in a `VectorEngine` of `rules` (its state, observation,
+    final observation, mask, rewards and caches)."""
     t = tables or build_tables(rules)
-    per_game = (t.num_piles * t.capacity                              # piles, int8
-                + 4 * t.num_piles + 4 * t.num_scalars + 8 * 6 + 8     # lens, scalars, rngs
-                + 2 * 4 * t.obs_size + t.num_actions                  # obs, final obs, mask
-                + 8 * 3 + 4 * rules.num_players + 2                   # legal, seat, action...
-                + 8 * rules.num_card_ids                              # cards seen
-                + 4 * t.num_public_piles * t.param("o_pilew"))        # pile encodings
-    return num_games * per_game
+    return (t.num_piles * t.capacity                              # piles, int8
+            + 4 * t.num_piles + 4 * t.num_scalars + 8 * 6 + 8     # lens, scalars, rngs
+            + 2 * 4 * t.obs_size + t.num_actions                  # obs, final obs, mask
+            + 8 * 3 + 4 * rules.num_players + 2                   # legal, seat, action, ends
+            + 8 * rules.num_card_ids                              # cards seen
+            + 4 * t.num_public_piles * t.param("o_pilew"))        # pile encodings
+
+
+def engine_bytes(rules: Rules, num_games: int, tables: Tables | None = None) -> int:
+    """The bytes of the arrays a `VectorEngine` of `num_games` games of `rules` allocates."""
+    return num_games * game_bytes(rules, tables)
 
 
 def check_engine_size(rules: Rules, num_games: int, tables: Tables | None = None,
-                      name: str = "num_games") -> None:
-    """ValueError naming `name` unless `num_games` games of `rules` fit in MAX_ENGINE_BYTES:
-    refused before anything is allocated, rather than failing (or being killed for memory)
-    halfway through."""
-    need = engine_bytes(rules, num_games, tables)
-    if need > MAX_ENGINE_BYTES:
-        raise ValueError(f"{name}: {num_games} games of these rules need about "
-                         f"{need / 2**30:.1f} GiB in the batched engine, over "
-                         f"{MAX_ENGINE_BYTES / 2**30:g} GiB (skipbo_env.vector.batched."
-                         f"MAX_ENGINE_BYTES); use fewer games")
+                      name: str = "num_games") -> int:
+    """`num_games` (a positive integer, named `name` in errors) if that many games of `rules`
+    fit in MAX_ENGINE_BYTES, else ValueError saying how many fit: refused before anything is
+    allocated, rather than failing (or being killed for memory) halfway through."""
+    num_games = checks.integer(num_games, name, minimum=1, what="a positive integer")
+    each = game_bytes(rules, tables)
+    fit = MAX_ENGINE_BYTES // each
+    if num_games > fit:
+        need = (f"about {num_games * each / 2**30:,.1f} GiB" if num_games < 2**64
+                else f"{each:,} bytes each")
+        raise ValueError(f"{name}: {checks.shown(num_games)} games of these rules need {need} "
+                         f"in the batched engine, over {MAX_ENGINE_BYTES / 2**30:g} GiB "
+                         f"(skipbo_env.vector.batched.MAX_ENGINE_BYTES): at most {fit:,} fit; "
+                         f"use fewer games")
+    return num_games
+
 
 class VectorEngine:
     """`num_games` games of one variant held as arrays and advanced in one call each step.
@@ -92,11 +102,10 @@ class VectorEngine:
     def __init__(self, variant: str = "standard", num_players: int = 2, num_games: int = 1024,
                  autoreset: bool = True, **overrides: Any):
         self.rules = Rules.preset(variant, num_players, **overrides)
-        self.num_games = checks.integer(num_games, "num_games", minimum=1)
         self.autoreset = checks.boolean(autoreset, "autoreset")
         self.tables: Tables = build_tables(self.rules)
+        self.num_games = check_engine_size(self.rules, num_games, self.tables)
         t, n = self.tables, self.num_games
-        check_engine_size(self.rules, n, t)
         self.static: Static = t.static
         self.state = State(piles=np.zeros((n, t.num_piles, t.capacity), dtype=np.int8),
                            lens=np.zeros((n, t.num_piles), dtype=np.int32),

@@ -128,11 +128,11 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
     seats play on, until every game is back at the learner's turn.
 
     `self_play` (a weight) with `pool` (a directory): the newest `pool_size` ``*.zip``
-    checkpoints in `pool` (by file name: the trainer names them by step) are opponents too,
-    one drawn uniformly for each seat given to self-play. The directory is listed at `reset`
-    and by `refresh_pool()` (the trainer calls it after saving a snapshot); until it holds a
-    checkpoint, the self-play share goes to the other opponents. A game keeps its opponents
-    until it ends, even when the pool moves on.
+    checkpoints in `pool` (`policy.checkpoints_in`: by step, as the trainer names them) are
+    opponents too, one drawn uniformly for each seat given to self-play. The directory is
+    listed at `reset` and by `refresh_pool()` (the trainer calls it after saving a snapshot);
+    until it holds a checkpoint, the self-play share goes to the other opponents. A game keeps
+    its opponents until it ends, even when the pool moves on.
 
     The single-game spaces and rewards are those of `SkipBo-v0` (`SkipBoEnv`): the learner's
     observation (docs/observation.md), Discrete actions, +1/-1 for a win/loss at the end
@@ -166,9 +166,8 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
                  **overrides: Any):
         self.autoreset_mode = _autoreset_mode(autoreset_mode)
         self.metadata = {"autoreset_mode": self.autoreset_mode}
-        num_envs = checks.integer(num_envs, "num_envs", minimum=1)
-        check_engine_size(Rules.preset(variant, num_players, **overrides), num_envs,
-                          name="num_envs")
+        num_envs = check_engine_size(Rules.preset(variant, num_players, **overrides), num_envs,
+                                     name="num_envs")  # named as the caller named it
         self.engine = VectorEngine(variant, num_players, num_games=num_envs, **overrides)
         self.rules = self.engine.rules
         self._overrides = dict(overrides)

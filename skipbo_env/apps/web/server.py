@@ -308,9 +308,8 @@ class TableStore:
         if not idle > 0:
             raise ValueError(f"idle must be a positive number of seconds, got {idle!r}")
         self.idle, self.clock, self.search_rollouts = idle, clock, search_rollouts
-        if stall_outcome is not None and stall_outcome not in STALL_OUTCOMES:
-            raise ValueError(f"stall_outcome must be one of {', '.join(STALL_OUTCOMES)}, got "
-                             f"{stall_outcome!r}")
+        if stall_outcome is not None:
+            checks.one_of(stall_outcome, STALL_OUTCOMES, "stall_outcome")
         self.stall_outcome = stall_outcome  # every game's reading of a stall (None: default)
 
     def __len__(self) -> int:
