@@ -5,8 +5,8 @@ It shows what the text render (`text.render_table`) shows, drawn as cards: the h
 the building piles (each pile's count, the number it has reached, and coins in Masters), and
 for every player the stock top and its size, the hand (or hand stacks), the discard piles
 from bottom to top (left to right, the top card last and whole), coins and scores, and the
-result line. The picture has one size for a given rules (width and player count), so the
-frames of a game make a video. Drawn with Pillow.
+result line. The picture has one size for a given rules (1040 pixels wide, wider for rules with
+more piles than fit; a row per player), so the frames of a game make a video. Drawn with Pillow.
 """
 
 from __future__ import annotations
@@ -86,9 +86,31 @@ def _pile(draw, x: int, y: int, cards: list[int], max_rank: int, span: int = PIL
         _card(draw, x + i * step, y, card, max_rank)
 
 
+STOCK_X, HAND_X = 150, 215  # where a player's stock and hand start
+BUILDING_STEP = CARD_W + 76  # from one building pile to the next
+STACK_SPAN = 90  # the room for one junior hand stack
+
+
+def _columns(rules) -> dict:
+    """Where the parts of a row start, from the rules' pile and hand counts: ``building`` (each
+    building pile's x), ``discards`` (each discard pile's x), ``right`` (the last part's right
+    edge). Every rules set gets room for all its piles."""
+    building = [STOCK_X + i * BUILDING_STEP for i in range(rules.building_piles)]
+    if rules.stacked:
+        hand_end = HAND_X + rules.hand_size * (STACK_SPAN + 6)
+    else:
+        hand_end = HAND_X + max(5, rules.hand_size) * (MINI_W + 3) + 12
+    discards = [hand_end + d * (PILE_SPAN + 12) for d in range(rules.discard_piles)]
+    right = max([hand_end] + [x + CARD_W for x in building] + [x + PILE_SPAN for x in discards])
+    return {"building": building, "hand_end": hand_end, "discards": discards, "right": right}
+
+
 def size(game: Game) -> tuple[int, int]:
-    """(height, width) of the pictures of `game`'s rules."""
-    return HEADER + PILES_ROW + PLAYER_ROW * game.rules.num_players + FOOTER, WIDTH
+    """(height, width) of the pictures of `game`'s rules: at least WIDTH wide, wider when the
+    rules have more piles than fit."""
+    rules = game.rules
+    return (HEADER + PILES_ROW + PLAYER_ROW * rules.num_players + FOOTER,
+            max(WIDTH, _columns(rules)["right"] + 12))
 
 
 def render_picture(game: Game) -> np.ndarray:
@@ -99,6 +121,7 @@ def render_picture(game: Game) -> np.ndarray:
 
     rules, top = game.rules, game.rules.max_rank
     height, width = size(game)
+    columns = _columns(rules)
     image = Image.new("RGB", (width, height), BACKGROUND)
     draw = ImageDraw.Draw(image)
     lines = render_table(game).split("\n")
@@ -107,7 +130,7 @@ def render_picture(game: Game) -> np.ndarray:
     y = HEADER
     draw.text((12, y + 4), "building piles", fill=PALE, font=_font(13))
     for i, pile in enumerate(game.building):
-        x = 150 + i * (CARD_W + 76)
+        x = columns["building"][i]
         # A building pile shows the number it has reached (a wild counts as the next number).
         card = len(pile) if pile else None
         _card(draw, x, y + 6, card, top, big=True)
@@ -134,26 +157,23 @@ def render_picture(game: Game) -> np.ndarray:
         if extra:
             draw.text((12, y + 26), "  ".join(extra), fill=PALE, font=_font(12))
         stock = game.stocks[p]
-        _card(draw, 150, y + 8, stock[-1] if stock else None, top, big=True)
-        draw.text((150, y + CARD_H + 10), f"stock {len(stock)}", fill=PALE, font=_font(11))
-        x = 215
+        _card(draw, STOCK_X, y + 8, stock[-1] if stock else None, top, big=True)
+        draw.text((STOCK_X, y + CARD_H + 10), f"stock {len(stock)}", fill=PALE,
+                  font=_font(11))
         hand = game.hands[p]
-        draw.text((x, y + 2), "hand stacks (tops on the right)" if rules.stacked else "hand",
-                  fill=PALE, font=_font(11))
+        draw.text((HAND_X, y + 2), "hand stacks (tops on the right)" if rules.stacked
+                  else "hand", fill=PALE, font=_font(11))
         if rules.stacked:
-            for s in hand:
-                _pile(draw, x, y + 18, s, top, span=90)
-                x += 96
+            for k, stack in enumerate(hand):
+                _pile(draw, HAND_X + k * (STACK_SPAN + 6), y + 18, stack, top, span=STACK_SPAN)
         else:
             for i, card in enumerate(hand):
-                _card(draw, x + i * (MINI_W + 3), y + 18, card, top)
-            x += max(5, rules.hand_size) * (MINI_W + 3) + 12
+                _card(draw, HAND_X + i * (MINI_W + 3), y + 18, card, top)
         if rules.discard_piles:
-            draw.text((x, y + 2), "discard piles (top on the right)", fill=PALE,
-                      font=_font(11))
-            for d in game.discards[p]:
+            draw.text((columns["hand_end"], y + 2), "discard piles (top on the right)",
+                      fill=PALE, font=_font(11))
+            for x, d in zip(columns["discards"], game.discards[p]):
                 _pile(draw, x, y + 18, d, top)
-                x += PILE_SPAN + 12
     if game.phase in (Phase.WON, Phase.DRAWN, Phase.TOLL, Phase.COIN_FOLLOWUP,
                       Phase.TRUNCATED):
         draw.text((12, height - FOOTER + 6), lines[-1], fill=HIGHLIGHT, font=_font(14))

@@ -169,6 +169,28 @@ def test_rgb_array_renders_the_table_as_an_image_of_one_size_through_the_game():
     assert any(not np.array_equal(a, b) for a, b in zip(frames, frames[1:]))
 
 
+
+def _runs(line: np.ndarray, colour) -> int:
+    """How many separate runs of `colour` a row of pixels holds."""
+    hit = np.all(line == colour, axis=1).astype(int)
+    return int(np.count_nonzero(np.diff(np.concatenate([[0], hit])) == 1))
+
+
+def test_rgb_array_has_room_for_every_pile_of_rules_past_the_presets():
+    from skipbo_env import picture as P
+
+    e = skipbo_env.env(render_mode="rgb_array", hand_size=12, building_piles=8,
+                       discard_piles=6, stock_size=3)
+    e.reset(seed=0)
+    frame = e.render()
+    assert frame.shape[1] > P.WIDTH  # wider than the presets' pictures
+    # Every pile is empty at the deal: one empty slot drawn for each, none cut off.
+    building_mid = P.HEADER + 6 + P.CARD_H // 2
+    assert _runs(frame[building_mid], P.EMPTY) == 8
+    for p in range(2):
+        mid = P.HEADER + P.PILES_ROW + p * P.PLAYER_ROW + 18 + P.MINI_H // 2
+        assert _runs(frame[mid], P.EMPTY) == 6
+
 def test_pettingzoos_render_test_passes_for_every_render_mode():
     from pettingzoo.test import render_test
 
