@@ -129,6 +129,23 @@ def test_at_most_max_models_policies_stay_loaded(smoke, tmp_path, monkeypatch):
     assert kept == [os.path.abspath(copies[0]), os.path.abspath(copies[2])]
     assert policy_module.load_model(copies[0]) is first
 
+
+def test_evaluations_of_more_than_two_players_seat_copies_of_the_opponent():
+    from skipbo_env.players.tournament import against
+    from skipbo_env.train.ppo import evaluate_model
+
+    ffa = Rules.preset("standard", 3, stock_size=2)
+    assert against(ffa, "me", "naive") == ["me", "naive", "naive"]
+    teams = Rules.preset("partnership", 4)
+    assert against(teams, "me", "naive") == ["me", "naive", "me", "naive"]
+    six = Rules.preset("standard", 6, teams=[[0, 3], [1, 4], [2, 5]])
+    assert against(six, "me", "naive") == ["me", "naive", "naive", "me", "naive", "naive"]
+    # A training run's evaluation of a three-player checkpoint (here a scripted stand-in).
+    results = evaluate_model("greedy", {"_rules": ffa}, ["random", "naive"], games=6, seed=0,
+                             workers=1)
+    for name, result in results.items():
+        assert result["games"] == 6 and set(result["players"]) == {"greedy", name}
+
 def test_self_play_snapshots_join_the_pool_during_training(smoke):
     cfg, _, _ = smoke
     pool = Path(cfg["log_dir"]) / "smoke" / "pool"

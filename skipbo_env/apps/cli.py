@@ -123,7 +123,7 @@ def evaluate(args) -> dict:
     print(f"{args.checkpoint}: {variant}, {players} players, stock {rules.stock_size}, "
           f"stalled games {STALLED[rules.stall_outcome]}, seat-rotated")
     for name in names:
-        seats = [args.checkpoint] + [name] * (players - 1)
+        seats = harness.against(rules, args.checkpoint, name)  # as the model card's evaluation
         result = harness.run_games(rules, seats, args.games, args.seed, args.workers,
                                    not args.quiet)
         print(f"\nagainst {name}\n" + harness.format_results(result), flush=True)

@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass, field
 from .. import checks
 from ..rules import Rules
 from .registry import check_player, checkpoint_of, is_checkpoint, searched_checkpoint
-from .tournament import run_games, wilson
+from .tournament import against, run_games, wilson
 
 FORMAT = "skipbo-benchmark/1"
 EXPLOIT_FORMAT = "skipbo-exploit/1"
@@ -62,16 +62,10 @@ class Task:
 
     def lineups(self, a: str, b: str) -> list[list[str]]:
         """The seatings of one pairing (seat rotation is the harness's)."""
-        n, rules = self.num_players, self.game_rules()
-        if rules.teams:
-            seats = [""] * n
-            for team, name in zip(rules.teams, (a, b)):
-                for s in team:
-                    seats[s] = name
-            return [seats]
-        if n == 2:
-            return [[a, b]]
-        return [[a] + [b] * (n - 1), [b] + [a] * (n - 1)]
+        rules = self.game_rules()
+        if rules.teams or self.num_players == 2:
+            return [against(rules, a, b)]
+        return [against(rules, a, b), against(rules, b, a)]
 
     def to_dict(self) -> dict:
         out = asdict(self)

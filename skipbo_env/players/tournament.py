@@ -62,6 +62,14 @@ def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
+def against(rules: Rules, player: str, others: str) -> list[str]:
+    """One seating of `player` against copies of `others`: `player` in seat 0 and, in a team
+    game, in every seat of seat 0's team (a team of copies); `others` in every other seat.
+    `run_games` rotates it through every seat."""
+    mine = rules.team_of(0)
+    return [player if seat in mine else others for seat in range(rules.num_players)]
+
+
 def run_games(rules: Rules, players: list[str], games: int, seed: int = 0,
               workers: int | None = None, progress: bool = True,
               keep_records: bool = False) -> dict:

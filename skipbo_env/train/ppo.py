@@ -19,7 +19,7 @@ import time
 from ..envs.gym import OpponentPool, SkipBoEnv
 from ..observation import OBS_VERSION, PILE_DEPTH
 from ..players.policy import ACTIVATIONS, checkpoints_in, policy_card, write_card
-from ..players.tournament import run_games
+from ..players.tournament import against, run_games
 from . import missing_train_extra
 from .config import BATCHED_GAMES, ConfigError, load
 from .pretrain import behaviour_clone
@@ -81,11 +81,13 @@ def stock_size_at(cfg: dict, steps: int) -> int:
 def evaluate_model(path: str, cfg: dict, opponents: list[str], games: int, seed: int,
                    workers: int | None = None, progress: bool = False) -> dict:
     """Seat-rotated games of the checkpoint at `path` against each opponent, under the
-    config's rules (the tournament harness): {opponent: results}."""
-    out = {}
-    for name in opponents:
-        out[name] = run_games(cfg["_rules"], [path, name], games, seed, workers, progress)
-    return out
+    config's rules (the tournament harness): {opponent: results}. With more than two players
+    the checkpoint plays against copies of the opponent (`tournament.against`: in a team game
+    a team of copies of it against teams of copies of the opponent), and its win rate is its
+    seat's or its team's."""
+    rules = cfg["_rules"]
+    return {name: run_games(rules, against(rules, path, name), games, seed, workers, progress)
+            for name in opponents}
 
 
 @contextlib.contextmanager

@@ -212,12 +212,12 @@ def versions() -> dict:
 def evaluate(path: str, cfg: dict, games: int, opponents: list[str], seed: int) -> dict:
     """Win rates of the exported policy at `path` (on the learner's team, seat-rotated)
     against each opponent, by the tournament harness."""
-    from ..players.tournament import run_games
+    from ..players.tournament import against, run_games
 
     rules = cfg["_rules"]
     results = {}
     for name in opponents:
-        seats = [path if p in rules.team_of(0) else name for p in range(rules.num_players)]
+        seats = against(rules, path, name)
         results[name] = run_games(rules, seats, games, seed, progress=False)  # every core
     return summary(results, path)
 
