@@ -294,9 +294,7 @@ def main(argv: list[str] | None = None) -> int:
                          "localhost/127.0.0.1/[::1] are always allowed)")
     sv.add_argument("--deck-style", choices=DECK_STYLES, default="skipbo",
                     help="how the page names the cards at first (it can switch per game)")
-    sv.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None,
-                    help="how the server's games end when nobody can finish: fewest_stock or "
-                         "draw (default: the rules' default, fewest_stock)")
+    sv.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None, help=STALL_HELP)
     tr = sub.add_parser("train", help="train MaskablePPO from a YAML config (train extra)",
                         add_help=False, usage="skipbo train [-h] --config CONFIG [--quiet]")
     tr.add_argument("rest", nargs=argparse.REMAINDER)

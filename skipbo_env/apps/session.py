@@ -177,7 +177,6 @@ class Snapshot:
     rngs: list[Any]
 
 
-
 def rules_overrides(args) -> dict:
     """The rules fields a command's ``--stock-size`` and ``--stall-outcome`` set (those
     given)."""
@@ -187,6 +186,7 @@ def rules_overrides(args) -> dict:
     if getattr(args, "stall_outcome", None) is not None:
         overrides["stall_outcome"] = args.stall_outcome
     return overrides
+
 
 def result_text(game: Game, names: list[str], human: int | None = None) -> str | None:
     """How `game` ended, in words (None while it goes on): who won, and whether by the stall

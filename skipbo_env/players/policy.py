@@ -173,6 +173,7 @@ def write_card(path: str, card) -> None:
         f.write(text)
     os.replace(part, path)
 
+
 _MODELS: OrderedDict[tuple, object] = OrderedDict()  # loaded policies by path, time, size
 _MODELS_LOCK = threading.Lock()  # the web server's bot threads load policies too
 MAX_MODELS = 64  # policies kept loaded at once (least recently used go first)
