@@ -32,7 +32,7 @@ def measure(make_env, seconds: float, seed: int = 0) -> tuple[float, float]:
         games += 1
         previous = None
         for agent in env.agent_iter():
-            obs, reward, termination, truncation, info = env.last()
+            obs, _, termination, truncation, _ = env.last()
             if termination or truncation:
                 env.step(None)
                 continue

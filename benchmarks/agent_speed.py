@@ -16,14 +16,14 @@ import time
 import numpy as np
 
 from skipbo_env import Game, Rules
-from skipbo_env.players.registry import AGENTS, make_agent
+from skipbo_env.players.registry import SCRIPTED, make_agent
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--players", default=",".join(AGENTS))
+    parser.add_argument("--players", default=",".join(SCRIPTED))
     args = parser.parse_args()
     rules = Rules.preset("standard", 2, stock_size=20)
     try:
@@ -43,7 +43,7 @@ def main() -> None:
             while not game.is_over:
                 agent = agents[game.current_player]
                 start = time.perf_counter()
-                action = agent.act(game)
+                action = agent.act(game.view())
                 if game.current_player == seat:
                     times.append(time.perf_counter() - start)
                 game.step(action)

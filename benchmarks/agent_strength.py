@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 
 from skipbo_env import Rules
-from skipbo_env.players.tournament import run_games
+from skipbo_env.arena.tournament import run_games
 from skipbo_env.rules import STALL_OUTCOMES
 
 MATCHES = [

@@ -22,7 +22,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from skipbo_env.train.config import (  # noqa: E402
+from skipbo_env.train.config import (
     ConfigError,
     check_activation,
     load,
@@ -51,7 +51,7 @@ def main(argv=None) -> int:
         nets = [parse_net(n) for n in args.nets]
     except ConfigError as e:
         parser.error(str(e))
-    if cfg["vec_env"] != "batched":
+    if cfg.vec_env != "batched":
         parser.error(f"{args.config} does not train on the batched engine (vec_env batched)")
 
     import torch
@@ -62,19 +62,19 @@ def main(argv=None) -> int:
     from skipbo_env.vector import SkipBoVectorEnv
 
     torch.set_num_threads(os.cpu_count() or 1)
-    stock = cfg["_rules"].stock_size
+    stock = cfg.game_rules.stock_size
     start = time.perf_counter()
-    data = collect_batched(cfg, stock, args.samples, cfg["seed"])
-    print(f"{len(data[2])} decisions of {cfg['pretrain']['teacher']} ({cfg['name']}, stock "
+    data = collect_batched(cfg, stock, args.samples, cfg.seed)
+    print(f"{len(data[2])} decisions of {cfg.pretrain.teacher} ({cfg.name}, stock "
           f"{stock}) in {time.perf_counter() - start:.1f} s", flush=True)
     O, M, A, R = (torch.from_numpy(x) for x in data)  # noqa: E741
-    gen = torch.Generator().manual_seed(cfg["seed"])
+    gen = torch.Generator().manual_seed(cfg.seed)
     order = torch.randperm(len(A), generator=gen)
     val, train = order[:len(A) // 20], order[len(A) // 20:]
     probe = train[:50_000]
-    spaces = SkipBoVectorEnv(cfg["variant"], cfg["num_players"], num_envs=1, **cfg["rules"])
+    spaces = SkipBoVectorEnv(cfg.variant, cfg.num_players, num_envs=1, **cfg.rules)
     for arch, activation in nets:
-        torch.manual_seed(cfg["seed"])
+        torch.manual_seed(cfg.seed)
         policy = MaskableActorCriticPolicy(spaces.single_observation_space,
                                            spaces.single_action_space, lambda _: 0.0,
                                            **policy_kwargs(arch, activation))

@@ -22,13 +22,13 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from skipbo_env.train.config import ConfigError, load  # noqa: E402
+from skipbo_env.train.config import ConfigError, load
 
 
 def kind_of(layout, action: int) -> str:
     """'play/hand', 'discard', 'end_turn', ...: the kind of a move and, for a play, where from."""
     decoded = layout.decode(int(action))
-    return str(decoded.kind) + (f"/{decoded.source.kind}" if decoded.source else "")
+    return str(decoded.kind) + (f"/{decoded.source.kind}" if decoded.kind == "play" else "")
 
 
 def main(argv=None) -> int:
@@ -44,28 +44,28 @@ def main(argv=None) -> int:
         cfg = load(args.config)
     except ConfigError as e:
         parser.error(str(e))
-    if cfg["vec_env"] != "batched":
+    if cfg.vec_env != "batched":
         parser.error(f"{args.config} does not train on the batched engine (vec_env batched)")
 
     import numpy as np
     import torch
 
     from skipbo_env.actions import ActionLayout
-    from skipbo_env.players.policy import legal_logits
+    from skipbo_env.players.checkpoints import legal_logits
     from skipbo_env.train.pretrain import collect_batched
     from skipbo_env.vector.env import load_opponent_policy
 
     try:
-        policy = load_opponent_policy(args.checkpoint, cfg["_rules"])
+        policy = load_opponent_policy(args.checkpoint, cfg.game_rules)
     except ValueError as e:
         parser.error(str(e))
     torch.set_num_threads(os.cpu_count() or 1)
-    obs, masks, teacher, _ = collect_batched(cfg, cfg["_rules"].stock_size, args.samples,
+    obs, masks, teacher, _ = collect_batched(cfg, cfg.game_rules.stock_size, args.samples,
                                              args.seed)
     policy_moves = np.concatenate([
         legal_logits(policy, obs[i:i + 4096], masks[i:i + 4096]).argmax(1).numpy()
         for i in range(0, len(teacher), 4096)])
-    layout = ActionLayout(cfg["_rules"])
+    layout = ActionLayout(cfg.game_rules)
     total = len(teacher)
     counts: collections.Counter = collections.Counter()
     differ: collections.Counter = collections.Counter()
@@ -76,8 +76,8 @@ def main(argv=None) -> int:
         if t != p:
             differ[kind] += 1
             confusions[(kind, kind_of(layout, p))] += 1
-    print(f"{args.checkpoint} against {cfg['pretrain']['teacher']} ({cfg['name']}, stock "
-          f"{cfg['_rules'].stock_size}): {total} decisions, the policy differs in "
+    print(f"{args.checkpoint} against {cfg.pretrain.teacher} ({cfg.name}, stock "
+          f"{cfg.game_rules.stock_size}): {total} decisions, the policy differs in "
           f"{sum(differ.values()) / total:.1%}")
     for kind, n in sorted(counts.items(), key=lambda kv: -differ[kv[0]]):
         print(f"  teacher {kind:<14} {n / total:6.1%} of decisions, the policy differs "

@@ -1,5 +1,5 @@
 """Whole games per second of `expert` against `expert` (standard, 2 players, stock 30): the
-batched engine's expert (skipbo_env/vector/players.py) beside the reference `ExpertAgent` on
+batched engine's expert (skipbo_env/vector/scripted.py) beside the reference `ExpertAgent` on
 the reference engine, measured in the same run, with batched `naive` for scale.
 
     python benchmarks/expert_speed.py [--rows 1024] [--games-per-row 4] [--reference-games 60]
@@ -18,11 +18,11 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from skipbo_env import Game, Rules  # noqa: E402
-from skipbo_env.players.registry import make_agent  # noqa: E402
-from skipbo_env.vector import VectorEngine  # noqa: E402
+from skipbo_env import Game, Rules
+from skipbo_env.players.registry import make_agent
+from skipbo_env.vector import VectorEngine
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     for seed in np.random.default_rng(2).integers(2**63, size=args.reference_games):
         game = Game(rules, seed=int(seed))
         while not game.is_over:
-            game.step(agents[game.current_player].act(game))
+            game.step(agents[game.current_player].act(game.view()))
             actions += 1
     seconds = time.perf_counter() - start
     reference = args.reference_games / seconds

@@ -56,9 +56,10 @@ def seed_states(rng: random.Random, per_case: int = 6) -> list[dict]:
                     break
                 legal = game.legal_actions()
                 # Prefer plays now and then, so the piles build and the coin steps appear.
-                plays = [a for a in legal if a < game.layout.num_plays or a >= game.layout.coin_base
-                         and a != game.layout.end_turn] if game.rules.coins else \
-                    [a for a in legal if a < game.layout.num_plays]
+                layout = game.layout
+                plays = [a for a in legal if a < layout.num_plays or (
+                    a >= layout.coin_base and a != layout.end_turn)] if game.rules.coins else \
+                    [a for a in legal if a < layout.num_plays]
                 pool = plays if plays and k % 2 and rng.random() < 0.7 else legal
                 game.step(pool[rng.randrange(len(pool))])
     return states
@@ -268,13 +269,14 @@ def unreachable(game: Game) -> str | None:
                f"nothing to draw"
     if stalled and phase != ("drawn" if stall_team is None else "won"):
         return f"stall_turns {game.stall_turns} with {n} players in phase {phase}"
-    if stalled and stall_team is not None and sorted(game.winning_seats()) != stall_team:
-        return f"a stalled game won by {game.winner}, not by {stall_team}, the fewest stock cards"
+    if stalled and stall_team is not None and sorted(game.winners) != stall_team:
+        return (f"a stalled game won by {list(game.winners)}, not by {stall_team}, the fewest "
+                f"stock cards")
     if phase == "drawn" and not stalled:
         return "drawn without a full round of stalled turns with nothing to draw"
     empty = [list(t) for t in teams if all(not game.stocks[s] for s in t)]
-    if phase == "won" and not stalled and empty != [game.winning_seats()]:
-        return f"won by {game.winner} with the empty stocks of {empty}"
+    if phase == "won" and not stalled and empty != [list(game.winners)]:
+        return f"won by {list(game.winners)} with the empty stocks of {empty}"
     if phase != "won" and empty:
         return f"seats {empty[0]} have empty stocks in phase {phase}"
     return None

@@ -21,9 +21,9 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 from skipbo_env import Game, Rules
+from skipbo_env.arena.stats import wilson
 from skipbo_env.players.registry import make_agent
 from skipbo_env.players.scripted import ExpertAgent
-from skipbo_env.players.tournament import wilson
 
 
 class _NoPurchases(ExpertAgent):
@@ -57,8 +57,8 @@ def _play(args) -> list[int]:
                       for i, name in enumerate(names)]
             game = Game(rules, int(seeds[0]))
             while not game.is_over:
-                game.step(agents[game.current_player].act(game))
-            winners = game.winning_seats()  # the first player sits in seat `rotation`
+                game.step(agents[game.current_player].act(game.view()))
+            winners = list(game.winners)  # the first player sits in seat `rotation`
             halves.append(1 if not winners else 2 * (rotation in winners))
     return halves
 

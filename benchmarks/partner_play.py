@@ -19,9 +19,9 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 from skipbo_env import Game, Rules
+from skipbo_env.arena.stats import wilson
 from skipbo_env.players.registry import make_agent
 from skipbo_env.players.scripted import ExpertAgent
-from skipbo_env.players.tournament import wilson
 
 
 class OwnChainExpert(ExpertAgent):
@@ -48,8 +48,8 @@ def _play(args) -> list[tuple[int, int]]:
                       for i, name in enumerate(names)]
             game = Game(rules, int(seeds[0]))
             while not game.is_over:
-                game.step(agents[game.current_player].act(game))
-            winners = game.winning_seats()
+                game.step(agents[game.current_player].act(game.view()))
+            winners = list(game.winners)
             out.append((rotation, 1 if not winners else 2 * (rotation in winners)))
     return out
 

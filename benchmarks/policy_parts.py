@@ -27,13 +27,13 @@ import os
 
 import numpy as np
 
-from skipbo_env import Game, Rules
+from skipbo_env import Game, Rules, SeatView
 from skipbo_env.actions import ActionKind
+from skipbo_env.arena.stats import wilson
 from skipbo_env.players import make_agent
 from skipbo_env.players.base import legal_plays
-from skipbo_env.players.policy import check_checkpoint, model_card
-from skipbo_env.players.registry import resolve_checkpoint
-from skipbo_env.players.tournament import wilson
+from skipbo_env.players.checkpoints import check_checkpoint, model_card
+from skipbo_env.players.registry import checkpoint_file
 
 PARTS = ("discards", "no-discards", "no-stock-chain", "all")
 
@@ -46,26 +46,25 @@ class Hybrid:
         self.expert = make_agent("expert", seed)
         self.policy = make_agent(checkpoint, seed)
 
-    def act(self, game: Game) -> int:
-        action = self.expert.act(game)
-        decoded = game.layout.decode(action)
-        discard = decoded.kind == ActionKind.DISCARD
+    def act(self, view: SeatView) -> int:
+        """The move in the seat's view (a player is given nothing else)."""
+        action = self.expert.act(view)
+        discard = view.layout.decode(action).kind == ActionKind.DISCARD
         if self.part == "discards":
             if not discard:
                 return action
-            scores = self.policy.probabilities(game)
-            discards = [a for a in game.legal_actions()
-                        if game.layout.decode(a).kind == ActionKind.DISCARD]
+            scores = self.policy.probabilities(view)
+            discards = [a for a in view.legal_actions
+                        if view.layout.decode(a).kind == ActionKind.DISCARD]
             return max(discards, key=lambda a: scores[a])
         if self.part == "no-discards" and discard:
             return action
         if self.part == "no-stock-chain":
-            view = game.view(game.current_player)
             plays = legal_plays(view)
             if plays and (self.expert._stock_play(view, plays) is not None
                           or self.expert._chain_step(view, plays) is not None):
                 return action
-        return self.policy.act(game)
+        return self.policy.act(view)
 
 
 def _deal(job) -> list[int]:
@@ -82,8 +81,8 @@ def _deal(job) -> list[int]:
         players[hybrid_seat] = Hybrid(part, checkpoint, agent_seeds[2 * hybrid_seat])
         players[1 - hybrid_seat] = make_agent("expert", agent_seeds[2 * hybrid_seat + 1])
         while not game.is_over:
-            game.step(players[game.current_player].act(game))
-        won.append(int(game.winning_seats() == [hybrid_seat]))
+            game.step(players[game.current_player].act(game.view()))
+        won.append(int(list(game.winners) == [hybrid_seat]))
     return won
 
 
@@ -100,7 +99,7 @@ def main() -> None:
     if unknown or args.games < 2 or args.workers < 1:
         parser.error(f"--parts must name some of {', '.join(PARTS)} (got {unknown}), --games "
                      f"at least 2 and --workers at least 1")
-    checkpoint = resolve_checkpoint(args.checkpoint)
+    checkpoint = checkpoint_file(args.checkpoint)
     check_checkpoint(checkpoint)
     card = model_card(checkpoint) or {}
     if "rules" not in card:

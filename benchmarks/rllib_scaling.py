@@ -58,14 +58,14 @@ def main() -> None:
     sys.path.insert(0, ROOT)
     import ray
 
-    from skipbo_env.train.rllib_ppo import build_config, load
+    from skipbo_env.train.rllib_ppo import build_config, load, validate
 
     cfg = load(args.config)
-    cfg["ppo"]["train_batch_size"] = args.batch
-    cfg["ppo"]["minibatch_size"] = min(cfg["ppo"]["minibatch_size"], args.batch)
+    ppo = {**cfg.ppo.to_dict(), "train_batch_size": args.batch,
+           "minibatch_size": min(cfg.ppo.minibatch_size, args.batch)}
     ray.init(include_dashboard=False, log_to_driver=False)
-    print(f"ray {ray.__version__}, {os.cpu_count()} cores; {cfg['variant']} "
-          f"{cfg['num_players']}p, opponents {cfg['opponents']}, {args.batch} env steps per "
+    print(f"ray {ray.__version__}, {os.cpu_count()} cores; {cfg.variant} "
+          f"{cfg.num_players}p, opponents {cfg.opponents}, {args.batch} env steps per "
           f"iteration, medians of "
           f"{args.iterations - 1} iterations after a warm-up")
     print()
@@ -73,9 +73,9 @@ def main() -> None:
     print("|---|---|---|")
     for n in runners:
         for per in envs:
-            cfg["ray"]["num_env_runners"] = n
-            cfg["ray"]["num_envs_per_env_runner"] = per
-            algo = build_config(cfg).build_algo()
+            ray_cfg = {**cfg.ray.to_dict(), "num_env_runners": n, "num_envs_per_env_runner": per}
+            run = validate({**cfg.to_dict(), "ppo": ppo, "ray": ray_cfg})
+            algo = build_config(run).build_algo()
             rates = []
             try:
                 for i in range(args.iterations):

@@ -24,11 +24,11 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from skipbo_env.vector import VectorEngine  # noqa: E402
-from skipbo_env.vector.players import AGENT_NAMES  # noqa: E402
-from skipbo_env.vector.rollout import rollout_labels, scratch_engine  # noqa: E402
+from skipbo_env.vector import VectorEngine
+from skipbo_env.vector.rollout import rollout_labels, scratch_engine
+from skipbo_env.vector.scripted import BATCHED_PLAYERS
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as e:
         parser.error(str(e))
     engine.reset(seed=0)
-    kinds = np.full((args.games, args.players), AGENT_NAMES.index("expert"), dtype=np.int64)
+    kinds = np.full((args.games, args.players), BATCHED_PLAYERS.index("expert"), dtype=np.int64)
     scratch = scratch_engine(engine)
     if args.play:
         return play(engine, kinds, scratch, args)
@@ -76,8 +76,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def play(engine, kinds, scratch, args) -> int:
     """The teacher against `expert` in whole games (module docstring)."""
-    from skipbo_env.players.tournament import wilson
-    from skipbo_env.vector import kernels as K
+    from skipbo_env.arena.stats import wilson
+    from skipbo_env.vector import bundles as K
 
     games = engine.num_games
     teacher_seat = np.arange(games) % engine.rules.num_players

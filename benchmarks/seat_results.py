@@ -6,7 +6,7 @@ players too slow for the full task (docs/benchmark.md, "Win rates by seat").
 
 The player takes one side alone, the other player every other seat (in team tasks the
 player's team is two copies of it): the task's first lineup for that pair, with the task's
-seed, seat rotation and paired deals (`skipbo_env.players.benchmark`). With `--seating
+seed, seat rotation and paired deals (`skipbo_env.arena.benchmark`). With `--seating
 exploit` it sits as the exploitability proxy's best response does: alone, the other player in
 every other seat, its partner included (`benchmark.exploit_lineup`). Prints the overall win
 rate and the win rate from each seat or team, with 95% intervals.
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import argparse
 
-from skipbo_env.players import benchmark as bench
-from skipbo_env.players.tournament import run_games
+from skipbo_env.arena import benchmark as bench
+from skipbo_env.arena.tournament import run_games
 
 
 def main() -> None:

@@ -26,10 +26,10 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from skipbo_env import Game, Rules  # noqa: E402
-from skipbo_env.rules import VARIANTS, allowed_players  # noqa: E402
+from skipbo_env import Game, Rules
+from skipbo_env.rules import VARIANTS, allowed_players
 
 
 def rss_mb() -> float:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 
 from skipbo_env import VARIANTS, Rules
-from skipbo_env.players.tournament import run_games
+from skipbo_env.arena.tournament import run_games
 
 PAIRINGS = ("random,random", "naive,random", "expert,random", "expert,expert")
 

@@ -23,7 +23,7 @@ path first trains one rollout untimed (processes started, kernels loaded), then
 from __future__ import annotations
 
 import argparse
-import copy
+import dataclasses
 import os
 import sys
 import tempfile
@@ -31,27 +31,28 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
-from skipbo_env.train.config import (  # noqa: E402
+from skipbo_env.train.config import (
     ConfigError,
+    TrainConfig,
     check_activation,
     load,
     parse_net_arch,
 )
 
 
-def measure(cfg: dict, n_envs: int, n_steps: int, steps: int, pool_dir: str) -> float:
+def measure(cfg: TrainConfig, n_envs: int, n_steps: int, steps: int, pool_dir: str) -> float:
     """Learner steps per second of `steps` (whole rollouts) after one untimed rollout."""
     import torch
     from sb3_contrib import MaskablePPO
 
     from skipbo_env.train.ppo import make_vec_env, policy_kwargs, unchecked_distributions
 
-    batched = cfg["vec_env"] == "batched"
+    batched = cfg.vec_env == "batched"
     torch.set_num_threads((os.cpu_count() or 1) if batched else 1)
     vec = make_vec_env(cfg, n_envs, pool_dir)
-    ppo = dict(cfg["ppo"], n_steps=n_steps)
-    kwargs = policy_kwargs(ppo.pop("net_arch"), ppo.pop("activation"))
-    model = MaskablePPO("MlpPolicy", vec, seed=cfg["seed"], device="cpu", verbose=0,
+    ppo = {**cfg.ppo.algorithm_kwargs(), "n_steps": n_steps}
+    kwargs = policy_kwargs(cfg.ppo.net_arch, cfg.ppo.activation)
+    model = MaskablePPO("MlpPolicy", vec, seed=cfg.seed, device="cpu", verbose=0,
                         policy_kwargs=kwargs, **ppo)
     rollout = n_envs * n_steps
     with unchecked_distributions():  # as the trainer runs
@@ -81,10 +82,13 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("the step counts must be at least 1, --snapshots and --games at least 0")
     try:
         cfg = load(args.config)
+        network = {}
         if args.net_arch is not None:
-            cfg["ppo"]["net_arch"] = parse_net_arch(args.net_arch, "--net-arch")
+            network["net_arch"] = parse_net_arch(args.net_arch, "--net-arch")
         if args.activation is not None:
-            cfg["ppo"]["activation"] = check_activation(args.activation, "--activation")
+            network["activation"] = check_activation(args.activation, "--activation")
+        if network:
+            cfg = cfg.with_changes(ppo={**cfg.ppo.to_dict(), **network})
     except ConfigError as e:
         parser.error(str(e))
     import torch
@@ -96,32 +100,31 @@ def main(argv: list[str] | None = None) -> int:
 
     cores = os.cpu_count() or 1
     torch.set_num_threads(1)  # no thread pool before the subprocess path forks
-    batched_envs = args.games or (cfg["n_envs"] if cfg["vec_env"] == "batched" and cfg["n_envs"]
+    batched_envs = args.games or (cfg.n_envs if cfg.vec_env == "batched" and cfg.n_envs
                                   else BATCHED_GAMES)
-    n_steps = cfg["ppo"]["n_steps"]
+    n_steps = cfg.ppo.n_steps
     rates = {}
     with tempfile.TemporaryDirectory() as tmp:
         pool = os.path.join(tmp, "pool")
         os.makedirs(pool)
-        env = SkipBoEnv(cfg["variant"], cfg["num_players"], **cfg["rules"])
-        net_arch, activation = cfg["ppo"]["net_arch"], cfg["ppo"]["activation"]
-        fresh = MaskablePPO("MlpPolicy", env, seed=cfg["seed"], device="cpu",
+        env = SkipBoEnv.of(cfg.game_rules)
+        net_arch, activation = cfg.ppo.net_arch, cfg.ppo.activation
+        fresh = MaskablePPO("MlpPolicy", env, seed=cfg.seed, device="cpu",
                             policy_kwargs=policy_kwargs(net_arch, activation))
         for k in range(args.snapshots):
             save_checkpoint(fresh, os.path.join(pool, f"step_{k:09d}.zip"),
-                            card_of(cfg["name"], cfg["_rules"], k, net_arch, activation))
-        mix = ", ".join(f"{name} {w:g}" for name, w in cfg["opponents"].items())
-        print(f"{cfg['name']}: {cfg['_rules'].variant}, {cfg['num_players']} players, stock "
-              f"{cfg['_rules'].stock_size}; opponents {mix}, self_play "
-              f"{cfg['self_play']['weight']:g} ({args.snapshots} snapshots); net_arch "
-              f"{net_arch} {activation}, batch_size {cfg['ppo']['batch_size']}, n_epochs "
-              f"{cfg['ppo']['n_epochs']}", flush=True)
+                            card_of(cfg.name, cfg.game_rules, k, net_arch, activation))
+        mix = ", ".join(f"{name} {w:g}" for name, w in cfg.opponents.items())
+        print(f"{cfg.name}: {cfg.game_rules.variant}, {cfg.num_players} players, stock "
+              f"{cfg.game_rules.stock_size}; opponents {mix}, self_play "
+              f"{cfg.self_play.weight:g} ({args.snapshots} snapshots); net_arch "
+              f"{list(net_arch)} {activation}, batch_size {cfg.ppo.batch_size}, n_epochs "
+              f"{cfg.ppo.n_epochs}", flush=True)
         # The subprocess path first: its workers fork from this process, which must not have
         # run torch's thread pools yet (forking after them can hang the children).
         for path, n_envs, steps in (("subproc", cores, args.subproc_steps),
                                     ("batched", batched_envs, args.batched_steps)):
-            run = copy.deepcopy(cfg)
-            run["vec_env"] = path
+            run = dataclasses.replace(cfg, vec_env=path)
             # The same rollout size on both paths: the same PPO updates per learner step.
             per_env = n_steps if path == "batched" else max(1, n_steps * batched_envs // n_envs)
             rates[path] = measure(run, n_envs, per_env, steps, pool)

@@ -101,7 +101,7 @@ def aec_rate(variant: str, players: int, seconds: float, seed: int) -> float:
     return actions / elapsed
 
 
-def main() -> None:
+def _arguments() -> tuple[argparse.Namespace, list[tuple[str, int]]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=4096, help="games in the batched engine")
     parser.add_argument("--rounds", type=int, default=10)
@@ -119,31 +119,30 @@ def main() -> None:
         if not players.isdigit():
             parser.error(f"--variants takes variant:players pairs, got {item!r}")
         cases.append((variant, int(players)))
+    return args, cases
 
-    import numba
 
-    from skipbo_env import __version__
-    from skipbo_env.vector import SkipBoVectorEnv, VectorEngine
-
-    print(f"python {platform.python_version()}, numba {numba.__version__} "
-          f"({numba.config.NUMBA_NUM_THREADS} threads on {os.cpu_count()} cores), "
-          f"skipbo_env {__version__}; {args.games} games, medians of {args.rounds} rounds of "
-          f"{args.seconds:g} s")
-
-    if args.skip_cold:
+def print_startup(skip_cold: bool) -> None:
+    """The start-up lines: cold (an empty numba cache) unless skipped, then warm."""
+    if skip_cold:
         # Warm from numba's own cache beside the package: start twice, report the second.
         startup(None)
         whole, inner = startup(None)
         print(f"start-up, warm (second start, numba cache): {whole:.2f} s "
               f"({inner:.2f} s after the interpreter started)")
-    else:
-        with tempfile.TemporaryDirectory() as cache:
-            whole, inner = startup(cache)
-            print(f"start-up, cold (compiles every kernel): {whole:.1f} s "
-                  f"({inner:.1f} s after the interpreter started)")
-            whole, inner = startup(cache)
-            print(f"start-up, warm (second start, numba cache): {whole:.2f} s "
-                  f"({inner:.2f} s after the interpreter started)")
+        return
+    with tempfile.TemporaryDirectory() as cache:
+        whole, inner = startup(cache)
+        print(f"start-up, cold (compiles every kernel): {whole:.1f} s "
+              f"({inner:.1f} s after the interpreter started)")
+        whole, inner = startup(cache)
+        print(f"start-up, warm (second start, numba cache): {whole:.2f} s "
+              f"({inner:.2f} s after the interpreter started)")
+
+
+def print_variants(args: argparse.Namespace, cases: list[tuple[str, int]]) -> None:
+    """The table: the engine's steps a second beside the AEC env's, per variant."""
+    from skipbo_env.vector import VectorEngine
 
     rows = []
     for variant, players in cases:
@@ -167,6 +166,11 @@ def main() -> None:
     for name, inside, outside, aec, ratio in rows:
         print(f"| {name} | {inside:,.0f} | {outside:,.0f} | {aec:,.0f} | {ratio:.0f}x |")
 
+
+def print_players(args: argparse.Namespace) -> None:
+    """Whole games of naive against naive, and the vector env's learner steps a second."""
+    from skipbo_env.vector import SkipBoVectorEnv, VectorEngine
+
     engine = VectorEngine("standard", 2, num_games=2048, stock_size=20)
     engine.reset(seed=0)
     engine.play(["naive", "naive"], 1)
@@ -179,7 +183,6 @@ def main() -> None:
     print()
     print(f"naive vs naive, standard 2p, stock 20: {statistics.median(rates):,.0f} games/s "
           f"({statistics.median(lengths):.0f} actions a game)")
-
     env = SkipBoVectorEnv("standard", 2, num_envs=args.games, opponents="naive,greedy",
                           copy=False)
     env.reset(seed=0)
@@ -192,6 +195,21 @@ def main() -> None:
         rates.append(calls * env.num_envs / (time.perf_counter() - start))
     print(f"SkipBoVectorEnv, standard 2p, learner at random vs naive/greedy: "
           f"{statistics.median(rates):,.0f} learner steps/s (opponents' moves included)")
+
+
+def main() -> None:
+    args, cases = _arguments()
+    import numba
+
+    from skipbo_env import __version__
+
+    print(f"python {platform.python_version()}, numba {numba.__version__} "
+          f"({numba.config.NUMBA_NUM_THREADS} threads on {os.cpu_count()} cores), "
+          f"skipbo_env {__version__}; {args.games} games, medians of {args.rounds} rounds of "
+          f"{args.seconds:g} s")
+    print_startup(args.skip_cold)
+    print_variants(args, cases)
+    print_players(args)
 
 
 if __name__ == "__main__":

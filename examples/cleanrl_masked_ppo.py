@@ -81,6 +81,44 @@ class Agent(nn.Module):
         return action, dist.log_prob(action), dist.entropy(), self.critic(x)
 
 
+def advantages_of(rewards, values, dones, next_value, next_done, args):
+    """Generalized advantage estimation, as CleanRL's ppo.py: (advantages, returns)."""
+    with torch.no_grad():
+        advantages = torch.zeros_like(rewards)
+        last = 0
+        for t in reversed(range(args.num_steps)):
+            if t == args.num_steps - 1:
+                not_done, next_v = 1.0 - next_done, next_value
+            else:
+                not_done, next_v = 1.0 - dones[t + 1], values[t + 1]
+            delta = rewards[t] + args.gamma * next_v * not_done - values[t]
+            advantages[t] = last = delta + args.gamma * args.gae_lambda * not_done * last
+        return advantages, advantages + values
+
+
+def update(agent, optimizer, rollout, args, minibatch: int) -> None:
+    """`update_epochs` passes of clipped PPO over the rollout (flattened), in minibatches."""
+    b_obs, b_masks, b_actions, b_logprobs, b_adv, b_returns = rollout
+    batch = len(b_actions)
+    for _ in range(args.update_epochs):
+        order = np.random.permutation(batch)
+        for i in range(0, batch, minibatch):
+            mb = order[i:i + minibatch]
+            _, newlog, entropy, newvalue = agent.get_action_and_value(
+                b_obs[mb], b_masks[mb], b_actions[mb])
+            ratio = (newlog - b_logprobs[mb]).exp()
+            adv = b_adv[mb]
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            pg = torch.max(-adv * ratio,
+                           -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
+            v_loss = 0.5 * ((newvalue.flatten() - b_returns[mb]) ** 2).mean()
+            loss = pg - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
+            optimizer.step()
+
+
 def main(argv=None) -> int:
     args = parse(argv)
     torch.manual_seed(args.seed)
@@ -123,38 +161,12 @@ def main(argv=None) -> int:
             next_mask = torch.tensor(info["action_mask"], dtype=torch.bool)
             next_done = torch.tensor(done, dtype=torch.float32)
             finished += [float(r) for r in reward[done]]  # +1 won, -1 lost, 0 drawn
-        with torch.no_grad():  # generalized advantage estimation, as CleanRL's ppo.py
+        with torch.no_grad():
             next_value = agent.get_value(next_obs).reshape(1, -1)
-            advantages = torch.zeros_like(rewards)
-            last = 0
-            for t in reversed(range(args.num_steps)):
-                if t == args.num_steps - 1:
-                    not_done, next_v = 1.0 - next_done, next_value
-                else:
-                    not_done, next_v = 1.0 - dones[t + 1], values[t + 1]
-                delta = rewards[t] + args.gamma * next_v * not_done - values[t]
-                advantages[t] = last = delta + args.gamma * args.gae_lambda * not_done * last
-            returns = advantages + values
-        b_obs, b_masks = obs.reshape(-1, n_obs), masks.reshape(-1, n_actions)
-        b_actions, b_logprobs = actions.reshape(-1), logprobs.reshape(-1)
-        b_adv, b_returns = advantages.reshape(-1), returns.reshape(-1)
-        for _ in range(args.update_epochs):
-            order = np.random.permutation(batch)
-            for i in range(0, batch, minibatch):
-                mb = order[i:i + minibatch]
-                _, newlog, entropy, newvalue = agent.get_action_and_value(
-                    b_obs[mb], b_masks[mb], b_actions[mb])
-                ratio = (newlog - b_logprobs[mb]).exp()
-                adv = b_adv[mb]
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-                pg = torch.max(-adv * ratio,
-                               -adv * ratio.clamp(1 - args.clip_coef, 1 + args.clip_coef)).mean()
-                v_loss = 0.5 * ((newvalue.flatten() - b_returns[mb]) ** 2).mean()
-                loss = pg - args.ent_coef * entropy.mean() + args.vf_coef * v_loss
-                optimizer.zero_grad()
-                loss.backward()
-                nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
-                optimizer.step()
+        advantages, returns = advantages_of(rewards, values, dones, next_value, next_done, args)
+        update(agent, optimizer, (obs.reshape(-1, n_obs), masks.reshape(-1, n_actions),
+                                  actions.reshape(-1), logprobs.reshape(-1),
+                                  advantages.reshape(-1), returns.reshape(-1)), args, minibatch)
         results.append(finished)
         won = sum(r > 0.5 for r in finished)
         print(f"update {update}/{updates}: {step} steps, "

@@ -1,22 +1,25 @@
 """skipbo-env: the card game Skip-Bo as a rules engine and reinforcement-learning environments.
 
-The layers are drawn in docs/architecture.md: the core (rules, actions, spec, engine,
-state_io, view, observation, match, text) and around it envs/, players/, vector/,
-integrations/, apps/ and train/.
+The layers are drawn in docs/architecture.md: the core (checks, extras, rules, actions,
+spec, state, view, text, picture, state_io, engine, observation, match), then players/,
+vector/, envs/, arena/, integrations/, train/ and apps/, each importing only what lies below
+it (tests/test_layout.py).
 """
 
 import gymnasium
 import pettingzoo
 
 from .actions import ActionLayout
-from .engine import WILD, Game, Phase, card_name
+from .engine import Game
 from .envs.aec import env, raw_env
 from .match import Match
 from .observation import OBS_VERSION, ObservationEncoder
-from .rules import VARIANTS, Rules, allowed_players
+from .rules import VARIANTS, WILD, Rules, allowed_players
 from .spec import GameSpec
-
-__version__ = "0.1.0"
+from .state import GameState, Phase
+from .text import card_name
+from .version import __version__
+from .view import SeatView
 
 if "SkipBo-v0" not in gymnasium.registry:
     gymnasium.register(id="SkipBo-v0", entry_point="skipbo_env.envs.gym:SkipBoEnv",
@@ -26,6 +29,6 @@ if "SkipBo-v0" not in gymnasium.registry:
 if "SkipBo-v0" not in pettingzoo.aec_registry:
     pettingzoo.register("aec", "SkipBo-v0", entry_point="skipbo_env.envs.aec:env")
 
-__all__ = ["OBS_VERSION", "VARIANTS", "WILD", "ActionLayout", "Game", "GameSpec", "Match",
-           "ObservationEncoder", "Phase", "Rules", "__version__", "allowed_players",
-           "card_name", "env", "raw_env"]
+__all__ = ["OBS_VERSION", "VARIANTS", "WILD", "ActionLayout", "Game", "GameSpec", "GameState",
+           "Match", "ObservationEncoder", "Phase", "Rules", "SeatView", "__version__",
+           "allowed_players", "card_name", "env", "raw_env"]

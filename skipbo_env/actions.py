@@ -65,15 +65,20 @@ class Source:
     owner: int = 0
 
 
+NO_SOURCE = Source(HAND, -1, -1)
+"""The source of an action that takes no card from a pile (`DecodedAction.source`)."""
+
+
 class DecodedAction(NamedTuple):
-    """An action taken apart: its kind, then what applies to that kind (None otherwise):
-    the `source` of a play or purchase, the building or discard `pile` it goes on (the
-    building pile of a coin play), the hand `card` (by id) of a discard."""
+    """An action taken apart: its kind, then what applies to that kind: the `source` of a
+    play or purchase (`NO_SOURCE` otherwise), the building or discard `pile` it goes on (the
+    building pile of a coin play; -1 for a toll or the end of the turn), the hand `card` (by
+    id) of a discard (-1 otherwise)."""
 
     kind: ActionKind
-    source: Source | None = None
-    pile: int | None = None
-    card: int | None = None
+    source: Source = NO_SOURCE
+    pile: int = -1
+    card: int = -1
 
 
 class ActionLayout:
@@ -107,8 +112,9 @@ class ActionLayout:
             for kind, i in [(STOCK, 0)] + [(DISCARD, k) for k in range(d)]) if rules.coins else ()
         self.purchase_base = self.coin_base + self.num_coin_plays
         self.num_purchases = len(self.purchase_sources) * b
-        self.pay_toll = self.purchase_base + self.num_purchases if rules.coins else None
-        self.decline_toll = self.pay_toll + 1 if rules.coins else None
+        # Paying and declining a toll (-1 for both in rules without coins).
+        self.pay_toll = self.purchase_base + self.num_purchases if rules.coins else -1
+        self.decline_toll = self.pay_toll + 1 if rules.coins else -1
         self.end_turn = self.purchase_base + self.num_purchases + (2 if rules.coins else 0)
         self.size = self.end_turn + 1
         self.decoded = tuple(self._decode(a) for a in range(self.size))
@@ -148,8 +154,8 @@ class ActionLayout:
         if action < self.purchase_base + self.num_purchases:
             s, pile = divmod(action - self.purchase_base, b)
             return DecodedAction(ActionKind.BUY, self.purchase_sources[s], pile)
-        if action == self.pay_toll:
+        if self.rules.coins and action == self.pay_toll:
             return DecodedAction(ActionKind.PAY_TOLL)
-        if action == self.decline_toll:
+        if self.rules.coins and action == self.decline_toll:
             return DecodedAction(ActionKind.DECLINE_TOLL)
         return DecodedAction(ActionKind.END_TURN)

@@ -94,9 +94,12 @@ def number(value: Any, name: str, *, minimum: float | None = None,
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
                                                                       np.floating)):
         raise ArgumentTypeError(f"{name} must be {words}, got {shown(value)}")
-    if (not math.isfinite(value) if isinstance(value, (float, np.floating))
-            else abs(value) > MAX_FLOAT_INT) or (minimum is not None and value < minimum) \
-            or (above is not None and not value > above):
+    if isinstance(value, (int, np.integer)):  # past 2**53 no int is a number meant as a float
+        x = float(value) if abs(int(value)) <= MAX_FLOAT_INT else math.inf
+    else:
+        x = float(value)
+    if not math.isfinite(x) or (minimum is not None and x < minimum) \
+            or (above is not None and not x > above):
         raise ValueError(f"{name} must be {words}, got {shown(value)}")
     return float(value)
 

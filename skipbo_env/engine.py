@@ -1,45 +1,30 @@
 """The Skip-Bo rules engine: the reference statement of the rules of play.
 
-A `Game` holds one deal. Cards are integers, 1..max_rank for numbers and 0 for the wild
-(Skip-Bo card). Every pile is a list with its top card last. The batched engine
+A `Game` holds one deal: the state record of `state.GameState` (cards are integers, 1..max_rank
+for numbers and 0 for the wild; every pile a list with its top card last) and the rules that
+change it. It imports nothing above it: the state dictionary (`state_io`) and the words
+(`text`) it offers as methods read a `GameState`. The batched engine
 (skipbo_env/vector/kernels.py) mirrors each rule method here; each names its mirror
 (`Mirror:` in the docstring), and tests/test_mirrors.py checks that the names cited exist.
 """
 
 from __future__ import annotations
 
-from enum import Enum
 from functools import partial
-from typing import Any
+from typing import cast
 
 import numpy as np
 
 from . import checks
-from .actions import HAND, STOCK, ActionKind, DecodedAction
+from .actions import HAND, STOCK, ActionKind, DecodedAction, Source
 from .rules import COIN, WILD, Rules
-from .spec import GameSpec
+from .state import ACTIVE, GameState, Phase
+from .state_io import game_from_dict, game_to_dict
 from .text import card_name, describe_action
 from .view import SeatView
 
-__all__ = ["ACTIVE", "COIN", "PHASES", "WILD", "Game", "Phase", "card_name", "fits"]
+__all__ = ["Game", "fits"]
 
-
-class Phase(str, Enum):
-    """Where a game stands (a str, so it also equals its name: ``Phase.PLAY == "play"``)."""
-
-    PLAY = "play"
-    COIN_FOLLOWUP = "coin_followup"  # the card after a coin play is due (Masters)
-    TOLL = "toll"  # a toll is due (Masters)
-    WON = "won"
-    DRAWN = "drawn"
-    TRUNCATED = "truncated"  # stopped at the turn limit
-
-    def __str__(self) -> str:
-        return self.value
-
-
-PHASES = tuple(Phase)  # in the order of the batched engine's phase numbers
-ACTIVE = (Phase.PLAY, Phase.COIN_FOLLOWUP, Phase.TOLL)
 _REDEALS = 1000  # Game.from_view's deals of the unseen cards at most
 
 
@@ -48,7 +33,7 @@ def fits(rules: Rules, card: int, shows: int, shows_wild: bool = False) -> bool:
     a pile starts with a 1 or a wild, then takes the next number or a wild; a wild takes the
     number the pile needs, on another wild too unless `wild_on_wild` is off. The engine's
     legal actions and the players' planning both use it.
-    Mirror: vector.kernels.fits_shown"""
+    Mirror: vector.play_rules.fits_shown"""
     rank = card % (rules.max_rank + 1)
     if rank == WILD:
         return rules.wild_on_wild or not shows_wild
@@ -63,13 +48,14 @@ def check_scores(scores, n: int) -> list[int]:
     return [int(s) for s in scores]
 
 
-class Game:
-    """One game of Skip-Bo under `rules`, dealt from a generator seeded with `seed`."""
+class Game(GameState):
+    """One game of Skip-Bo under `rules`, dealt from a generator seeded with `seed`: the state
+    record (`state.GameState`) with the rules of play that change it."""
 
     def __init__(self, rules: Rules, seed: int | None = None, first_player: int = 0,
                  scores: list[int] | None = None):
         """Deal: shuffle the deck, deal each stock from its end, the first player draws.
-        Mirror: vector.kernels.deal"""
+        Mirror: vector.play_rules.deal"""
         if not isinstance(rules, Rules):
             raise TypeError(f"rules must be a skipbo_env.Rules, got {type(rules).__name__}; "
                             f"use Rules.preset(name, num_players)")
@@ -85,84 +71,29 @@ class Game:
             self.stocks.append(deck[-rules.stock_size:])
             del deck[-rules.stock_size:]
         self.draw_pile = deck
-        self.set_aside: list[int] = []
+        self.set_aside = []
         self.building = [[] for _ in range(rules.building_piles)]
-        if rules.stacked:
-            self.hands = [[[] for _ in range(rules.hand_size)] for _ in range(n)]
-        else:
-            self.hands = [[] for _ in range(n)]
+        self.hands = [[] for _ in range(n)]
+        self.stacks = [[[] for _ in range(rules.hand_size)] if rules.stacked else []
+                       for _ in range(n)]
         self.discards = [[[] for _ in range(rules.discard_piles)] for _ in range(n)]
         self.current_player = self.first_player
         self.turn = 0
         self.phase = Phase.PLAY
-        self.winner: Any = None
+        self.winners = ()
         self.played_this_turn = False
         self.stall_turns = 0
         self.coins = [rules.coins_per_player] * n
         self.pile_coins = [0] * rules.building_piles
-        self.pending_pile: int | None = None
+        self.pending_pile = None
         self.pending_toll = 0
         self._start_turn()
 
-    def _init_static(self, rules: Rules) -> None:
-        self._legal: list[int] | None = None
-        self.rules = rules
-        spec = self.spec = GameSpec.of(rules)
-        self.layout, self.owners, self._targets_memo = spec.layout, spec.owners, spec.targets_memo
-
     # -- public API -----------------------------------------------------------------------------
-    @property
-    def is_over(self) -> bool:
-        """True once the game is won, drawn or truncated."""
-        return self.phase not in ACTIVE
-
-    @property
-    def truncated(self) -> bool:
-        """True when the game stopped at `rules.max_turns` without a result."""
-        return self.phase == Phase.TRUNCATED
-
-    @property
-    def num_actions(self) -> int:
-        """Size of the action space."""
-        return self.layout.size
-
-    def team_stock_size(self, seat: int) -> int:
-        """Stock cards left to `seat`'s team (the seat's own without teams)."""
-        return sum(len(self.stocks[s]) for s in self.rules.team_of(seat))
-
-    def card_counts(self) -> list[int]:
-        """How many of each card id the game holds, everywhere (coin plays' places on building
-        piles are no card): always the deck's `rules.deck_counts()` in a reachable state."""
-        counts = [0] * self.rules.num_card_ids
-        piles = [self.draw_pile, self.set_aside, *self.building, *self.stocks]
-        for p in range(self.rules.num_players):
-            piles += self.discards[p]
-            piles += self.hands[p] if self.rules.stacked else [self.hands[p]]
-        for pile in piles:
-            for c in pile:
-                if c != COIN:
-                    counts[c] += 1
-        return counts
-
-    def winning_seats(self) -> list[int]:
-        """The seats that won (both partners for a team); empty unless the game is won."""
-        if self.phase != Phase.WON:
-            return []
-        return list(self.winner) if isinstance(self.winner, list) else [self.winner]
-
-    def won_mask(self) -> np.ndarray:
-        """A bool array over the seats, True for each seat that won (both partners of a
-        winning team); all False for a game in progress, drawn or cut off. The envs' `info`
-        carries it as ``"won"``: one type and shape in every step, which batching libraries
-        need (a seat, a list of seats or ``"draw"`` would be an object array)."""
-        won = np.zeros(self.rules.num_players, dtype=bool)
-        won[self.winning_seats()] = True
-        return won
-
     def returns(self) -> list[float]:
         """+1 for the winner (or each member of the winning team), -1 for the others, else 0.
-        Mirror: vector.kernels.write_returns"""
-        winners = self.winning_seats()
+        Mirror: vector.play_rules.write_returns"""
+        winners = self.winners
         if not winners:
             return [0.0] * self.rules.num_players
         return [1.0 if p in winners else -1.0 for p in range(self.rules.num_players)]
@@ -170,7 +101,7 @@ class Game:
     def points(self) -> list[int]:
         """Points this game scores: the winner (each member of a winning team) scores 25 plus
         5 for each card left in the opponents' stocks; everyone else scores 0."""
-        n, winners = self.rules.num_players, self.winning_seats()
+        n, winners = self.rules.num_players, self.winners
         left = sum(len(self.stocks[p]) for p in range(n) if p not in winners)
         return [25 + 5 * left if p in winners else 0 for p in range(n)]
 
@@ -185,7 +116,7 @@ class Game:
 
     def _compute_legal(self) -> list[int]:
         """The legal actions, worked out from the rules.
-        Mirror: vector.kernels.legal_mask"""
+        Mirror: vector.play_rules.legal_mask"""
         phase = self.phase
         if phase is not Phase.PLAY:
             if phase is Phase.TOLL:
@@ -193,32 +124,15 @@ class Game:
                     self.pending_toll else []
                 return pay + [self.layout.decline_toll]
             if phase is Phase.COIN_FOLLOWUP:
-                return self._followups()
+                return self.followups()
             return []
         layout = self.layout
-        b = layout.building_piles
         targets = self._targets()
-        p = self.current_player
-        hand = self.hands[p]
-        actions: list[int] = []
-        # Sources are numbered as `ActionLayout` lays them out, so plays come out in order.
+        hand = self.hands[self.current_player]
+        ranks = sorted(set(hand))
+        actions = self._plays(targets, ranks)
         if self.rules.stacked:
-            for s, stack in enumerate(hand):
-                if stack and targets[stack[-1]]:
-                    actions += [s * b + i for i in targets[stack[-1]]]
-        else:
-            ranks = sorted(set(hand))
-            for rank in ranks:
-                if targets[rank]:
-                    actions += [rank * b + i for i in targets[rank]]
-        s = layout.stock_source
-        for owner in self.owners[p]:
-            for pile in (self.stocks[owner], *self.discards[owner]):
-                if pile and targets[pile[-1]]:
-                    actions += [s * b + i for i in targets[pile[-1]]]
-                s += 1
-        if self.rules.stacked:
-            if not actions:
+            if not actions:  # play is compulsory; the turn ends when nothing can be played
                 actions.append(layout.end_turn)
             return actions
         if hand:
@@ -230,9 +144,31 @@ class Game:
             actions.append(layout.end_turn)
         return actions
 
+    def _plays(self, targets: list[list[int]], ranks: list[int]) -> list[int]:
+        """The plays of the player to act, whose hand holds the card ids `ranks`: sources are
+        numbered as `ActionLayout` lays them out, so they come out in order: hand stacks
+        (stacked mode) or hand card ids (refill mode; the other is empty), then the stock and
+        discard-pile tops of the player and its teammates.
+        Mirror: vector.play_rules.legal_mask"""
+        b, p = self.layout.building_piles, self.current_player
+        actions: list[int] = []
+        for s, stack in enumerate(self.stacks[p]):
+            if stack and targets[stack[-1]]:
+                actions += [s * b + i for i in targets[stack[-1]]]
+        for rank in ranks:
+            if targets[rank]:
+                actions += [rank * b + i for i in targets[rank]]
+        s = self.layout.stock_source
+        for owner in self.owners[p]:
+            for pile in (self.stocks[owner], *self.discards[owner]):
+                if pile and targets[pile[-1]]:
+                    actions += [s * b + i for i in targets[pile[-1]]]
+                s += 1
+        return actions
+
     def _coin_actions(self, targets: list[list[int]]) -> list[int]:
         """Skip-Bo Masters: coin plays, then purchases.
-        Mirror: vector.kernels._coin_actions"""
+        Mirror: vector.play_rules._coin_actions"""
         layout, p, n = self.layout, self.current_player, self.rules.num_players
         coins, actions = self.coins[p], []
         own = self._own_cards(p)
@@ -263,9 +199,9 @@ class Game:
         own += [pile[-1] for pile in (self.stocks[p], *self.discards[p]) if pile]
         return own
 
-    def _followups(self) -> list[int]:
+    def followups(self) -> list[int]:
         """After a coin play: plays from the player's own cards onto that pile only.
-        Mirror: vector.kernels.legal_mask"""
+        Mirror: vector.play_rules.legal_mask"""
         b, pile, p = self.layout.building_piles, self.pending_pile, self.current_player
         fits = self._targets()
         actions = [card * b + pile for card in sorted(set(self.hands[p])) if pile in fits[card]]
@@ -285,7 +221,7 @@ class Game:
 
     def step(self, action: int) -> None:
         """Apply the current player's `action`; raises ValueError if it is not legal.
-        Mirror: vector.kernels.step_game, vector.kernels.remove_from_hand"""
+        Mirror: vector.play_rules.step_game, vector.play_rules.remove_from_hand"""
         if action.__class__ is not int:  # a quick check first: this is the hot path
             action = checks.integer(action, "action")
         if action not in self._legal_cached():
@@ -316,18 +252,18 @@ class Game:
         the cards as `text.DECK_STYLES` says)."""
         return describe_action(self, action, style)
 
-    def view(self, seat: int) -> SeatView:
-        """What `seat` can see: its own hand and everything public (docs/agents.md)."""
-        seat = checks.seat(seat, self.rules.num_players)
-        stacked = self.rules.stacked
-        hand = tuple(tuple(s) for s in self.hands[seat]) if stacked else tuple(self.hands[seat])
+    def view(self, seat: int | None = None) -> SeatView:
+        """What `seat` (the player to act when None) can see: its own hand and everything
+        public (docs/agents.md). Players act on it, never on the game."""
+        seat = self.current_player if seat is None else checks.seat(seat,
+                                                                    self.rules.num_players)
         return SeatView(
             rules=self.rules, layout=self.layout, seat=int(seat),
             owners=tuple(self.owners[seat]), fits=partial(fits, self.rules),
-            current_player=self.current_player, turn=self.turn, phase=self.phase, hand=hand,
-            hand_sizes=tuple(sum(map(len, h)) if stacked else len(h) for h in self.hands),
-            public_hands=(tuple(tuple(tuple(s) for s in h) for h in self.hands)
-                          if stacked else None),
+            current_player=self.current_player, turn=self.turn, phase=self.phase,
+            hand=tuple(self.hands[seat]),
+            hand_sizes=tuple(self.hand_size(p) for p in range(self.rules.num_players)),
+            stacks=tuple(tuple(tuple(s) for s in h) for h in self.stacks),
             stock_tops=tuple(s[-1] if s else None for s in self.stocks),
             stock_sizes=tuple(map(len, self.stocks)),
             discard_piles=tuple(tuple(tuple(d) for d in ds) for ds in self.discards),
@@ -358,8 +294,8 @@ class Game:
         g.building = [list(b) for b in view.building_piles]
         g.set_aside = list(view.set_aside)
         g.discards = [[list(d) for d in ds] for ds in view.discard_piles]
-        g.current_player, g.turn, g.phase, g.winner = (view.current_player, view.turn,
-                                                       Phase(view.phase), None)
+        g.current_player, g.turn, g.phase, g.winners = (view.current_player, view.turn,
+                                                        Phase(view.phase), ())
         g.played_this_turn, g.stall_turns = view.played_this_turn, view.stall_turns
         g.coins, g.pile_coins = list(view.coins), list(view.pile_coins)
         g.pending_pile, g.pending_toll = view.pending_pile, view.pending_toll
@@ -367,11 +303,9 @@ class Game:
         seen = [*g.set_aside, *(c for b in g.building for c in b if c != COIN),
                 *(c for ds in g.discards for d in ds for c in d),
                 *(top for top in view.stock_tops if top is not None)]
-        if rules.stacked:
-            g.hands = [[list(s) for s in h] for h in view.public_hands]
-            seen += [c for h in g.hands for s in h for c in s]
-        else:
-            seen += view.hand
+        g.stacks = [[list(s) for s in h] for h in view.stacks]
+        seen += [c for h in g.stacks for s in h for c in s]
+        seen += view.hand
         for c in seen:
             unseen[c] -= 1
         pool = [card for card, count in enumerate(unseen) for _ in range(count)]
@@ -381,21 +315,20 @@ class Game:
             g.stocks = []
             for p in range(n):
                 below = max(view.stock_sizes[p] - 1, 0)
-                g.stocks.append(hidden[len(hidden) - below:] + (
-                    [view.stock_tops[p]] if view.stock_tops[p] is not None else []))
+                top = view.stock_tops[p]
+                g.stocks.append(hidden[len(hidden) - below:] + ([] if top is None else [top]))
                 del hidden[len(hidden) - below:]
-            if not rules.stacked:
-                g.hands = []
-                for p in range(n):
-                    if p == view.seat:
-                        g.hands.append(list(view.hand))
-                    else:
-                        g.hands.append(hidden[len(hidden) - view.hand_sizes[p]:])
-                        del hidden[len(hidden) - view.hand_sizes[p]:]
+            g.hands = []
+            for p in range(n):
+                if p == view.seat or rules.stacked:  # hand stacks are public
+                    g.hands.append(list(view.hand) if p == view.seat else [])
+                else:
+                    g.hands.append(hidden[len(hidden) - view.hand_sizes[p]:])
+                    del hidden[len(hidden) - view.hand_sizes[p]:]
             g.draw_pile = hidden
             # A coin play is made only with a card to follow it: when the hand of the player
             # to act is unseen, deal again until it could have made the coin play.
-            if g.phase is not Phase.COIN_FOLLOWUP or g._followups():
+            if g.phase is not Phase.COIN_FOLLOWUP or g.followups():
                 break
         else:
             raise ValueError(f"no deal of the unseen cards in {_REDEALS} lets player "
@@ -421,14 +354,11 @@ class Game:
         g.draw_pile = list(self.draw_pile)
         g.set_aside = list(self.set_aside)
         g.building = [list(b) for b in self.building]
-        if self.rules.stacked:
-            g.hands = [[list(s) for s in h] for h in self.hands]
-        else:
-            g.hands = [list(h) for h in self.hands]
+        g.hands = [list(h) for h in self.hands]
+        g.stacks = [[list(s) for s in h] for h in self.stacks]
         g.discards = [[list(d) for d in ds] for ds in self.discards]
-        g.current_player, g.turn, g.phase, g.winner = (
-            self.current_player, self.turn, self.phase,
-            list(self.winner) if isinstance(self.winner, list) else self.winner)
+        g.current_player, g.turn, g.phase, g.winners = (self.current_player, self.turn,
+                                                        self.phase, self.winners)
         g.played_this_turn, g.stall_turns = self.played_this_turn, self.stall_turns
         g.coins, g.pile_coins = list(self.coins), list(self.pile_coins)
         g.pending_pile, g.pending_toll = self.pending_pile, self.pending_toll
@@ -449,7 +379,7 @@ class Game:
 
     def _targets_for(self, key: tuple) -> list[list[int]]:
         """Each card id's target piles for building piles of these sizes (`_building_key`).
-        Mirror: vector.kernels.fits_rank"""
+        Mirror: vector.play_rules.fits_rank"""
         targets = self._targets_memo.get(key)
         if targets is None:
             r = self.rules.max_rank + 1
@@ -461,26 +391,13 @@ class Game:
             self._targets_memo[key] = targets
         return targets
 
-    def source_card(self, p: int, source) -> int | None:
-        """The card seat `p` would play from `source` (None when that pile is empty)."""
-        if source.kind == HAND:
-            hand = self.hands[p]
-            if self.rules.stacked:
-                return hand[source.index][-1] if hand[source.index] else None
-            return source.index if source.index in hand else None
-        if source.owner >= len(self.owners[p]):
-            return None
-        owner = self.owners[p][source.owner]
-        pile = self.stocks[owner] if source.kind == STOCK else self.discards[owner][source.index]
-        return pile[-1] if pile else None
-
-    def _play(self, source, pile: int) -> None:
+    def _play(self, source: Source, pile: int) -> None:
         """Take the card from `source` and put it on building pile `pile`.
-        Mirror: vector.kernels.step_game"""
+        Mirror: vector.play_rules.step_game"""
         p = self.current_player
         if source.kind == HAND:
             if self.rules.stacked:
-                card = self.hands[p][source.index].pop()
+                card = self.stacks[p][source.index].pop()
             else:
                 card = source.index
                 self.hands[p].remove(card)
@@ -494,7 +411,7 @@ class Game:
     def _place(self, card: int, pile: int, stock_owner: int | None) -> None:
         """Put `card` on building pile `pile`; `stock_owner` is the seat whose stock it came
         from, if any.
-        Mirror: vector.kernels.place"""
+        Mirror: vector.play_rules.place"""
         p = self.current_player
         target = self.building[pile]
         target.append(card)
@@ -508,8 +425,7 @@ class Game:
             if self.pile_coins[pile]:
                 self._hand_out_coins(pile)
         if stock_owner is not None and self._team_stocks_empty(stock_owner):
-            team = self.spec.team_of(stock_owner)
-            self.winner = list(team) if self.rules.teams is not None else stock_owner
+            self.winners = self.spec.team_of(stock_owner)
             self.phase = Phase.WON
             return
         toll = card // (self.rules.max_rank + 1)
@@ -523,7 +439,7 @@ class Game:
 
     def _coin_step(self, decoded: DecodedAction) -> None:
         """Skip-Bo Masters: a coin play, a purchase, or paying a toll.
-        Mirror: vector.kernels.step_game"""
+        Mirror: vector.play_rules.step_game"""
         p, kind = self.current_player, decoded.kind
         if kind is ActionKind.COIN:
             pile = decoded.pile
@@ -541,9 +457,9 @@ class Game:
             self.coins[p] -= 1
             self.coins[seller] += 1
             self._place(cards.pop(), pile, seller if source.kind == STOCK else None)
-        else:  # pay_toll
+        else:  # pay_toll: the phase is TOLL, so a pile is pending
             self.coins[p] -= self.pending_toll
-            self.pile_coins[self.pending_pile] += self.pending_toll
+            self.pile_coins[cast(int, self.pending_pile)] += self.pending_toll
             self.phase, self.pending_pile, self.pending_toll = Phase.PLAY, None, 0
             if not self.hands[p]:
                 self._draw(p, self.rules.hand_size)
@@ -551,7 +467,7 @@ class Game:
     def _hand_out_coins(self, pile: int) -> None:
         """A cleared pile's coins go out one at a time, from the player who completed it round
         in turn order.
-        Mirror: vector.kernels.place"""
+        Mirror: vector.play_rules.place"""
         n, p = self.rules.num_players, self.current_player
         for k in range(self.pile_coins[pile]):
             self.coins[(p + k) % n] += 1
@@ -561,7 +477,7 @@ class Game:
         """The team a stalled game goes to under `rules.stall_outcome` "fewest_stock": the one
         with the fewest stock cards left, if no other team has as few; else None (a draw, as
         always under "draw").
-        Mirror: vector.kernels.stall_winner"""
+        Mirror: vector.play_rules.stall_winner"""
         if self.rules.stall_outcome != "fewest_stock":
             return None
         left = [sum(len(self.stocks[s]) for s in team) for team in self.spec.teams]
@@ -572,13 +488,13 @@ class Game:
 
     def _team_stocks_empty(self, p: int) -> bool:
         """Whether seat p's team has no stock card left.
-        Mirror: vector.kernels.team_stocks_empty"""
+        Mirror: vector.play_rules.team_stocks_empty"""
         return self.team_stock_size(p) == 0
 
     def _draw_card(self) -> int | None:
         """The draw pile's top card (None when nothing is left); an empty draw pile is
         replaced by the shuffled set-aside cards.
-        Mirror: vector.kernels.draw_card"""
+        Mirror: vector.play_rules.draw_card"""
         if not self.draw_pile:
             if not self.set_aside:
                 return None
@@ -590,7 +506,7 @@ class Game:
 
     def _draw(self, p: int, count: int) -> None:
         """Up to `count` cards from the draw pile into seat p's refill hand.
-        Mirror: vector.kernels.draw"""
+        Mirror: vector.play_rules.draw"""
         hand, pile = self.hands[p], self.draw_pile
         if 0 < count <= len(pile):
             # The common case in one step: the top `count` cards, in the order drawn.
@@ -605,12 +521,12 @@ class Game:
 
     def _start_turn(self) -> None:
         """The player to act draws: a full refill hand, or one card onto each hand stack.
-        Mirror: vector.kernels.start_turn"""
+        Mirror: vector.play_rules.start_turn"""
         p = self.current_player
         self.played_this_turn = False
         if self.rules.stacked:
             # One face-up card onto each hand stack, stack 0 first.
-            for stack in self.hands[p]:
+            for stack in self.stacks[p]:
                 card = self._draw_card()
                 if card is None:
                     return
@@ -622,7 +538,7 @@ class Game:
         """The turn ends: a round with no card played and nothing to draw ends the game (drawn,
         or won by the fewest stock cards: `rules.stall_outcome`), the turn limit truncates it,
         else the next player starts.
-        Mirror: vector.kernels.end_turn"""
+        Mirror: vector.play_rules.end_turn"""
         self.phase, self.pending_pile, self.pending_toll = Phase.PLAY, None, 0
         self.turn += 1
         if not self.played_this_turn and not self.draw_pile and not self.set_aside:
@@ -631,11 +547,7 @@ class Game:
             self.stall_turns = 0
         if self.stall_turns >= self.rules.num_players:
             team = self.stall_winner()
-            if team is None:
-                self.phase, self.winner = Phase.DRAWN, "draw"
-            else:
-                self.phase = Phase.WON
-                self.winner = list(team) if self.rules.teams is not None else team[0]
+            self.phase, self.winners = (Phase.DRAWN, ()) if team is None else (Phase.WON, team)
             return
         if self.turn >= self.rules.max_turns:
             self.phase = Phase.TRUNCATED
@@ -652,13 +564,11 @@ class Game:
     # -- serialisation (skipbo_env/state_io.py) -------------------------------------------------
     def to_dict(self) -> dict:
         """The whole state as a JSON-serialisable dictionary (docs/rules.md)."""
-        from .state_io import game_to_dict
         return game_to_dict(self)
 
     @classmethod
     def from_dict(cls, d: dict) -> Game:
         """Rebuild a game from `to_dict` output; raises ValueError naming what is wrong."""
-        from .state_io import game_from_dict
         return game_from_dict(d, cls)
 
     def __repr__(self) -> str:

@@ -32,25 +32,25 @@ class Match:
                     scores=list(self.scores))
 
     @property
-    def winner(self):
-        """The seat (or team, as a list) that reached the target first, else None."""
+    def winners(self) -> tuple[int, ...]:
+        """The seats that reached the target first (a team's seats with teams), else empty."""
         best = max(self.scores)
         if best < self.target:
-            return None
-        seat = self.scores.index(best)
-        return list(self.rules.team_of(seat)) if self.rules.teams is not None else seat
+            return ()
+        return self.rules.team_of(self.scores.index(best))
 
     def next_game(self) -> Game | None:
         """Score the finished game, then deal the next one; returns None once a seat (or team)
         has reached the target."""
-        if self.winner is not None:
-            raise ValueError(f"the match is over; {self.winner} reached {self.target}")
+        if self.winners:
+            raise ValueError(f"the match is over; seats {list(self.winners)} reached "
+                             f"{self.target}")
         if not self.game.is_over:
             raise ValueError("the current game is not over yet")
         for p, pts in enumerate(self.game.points()):
             self.scores[p] += pts
         self.games_played += 1
-        if self.winner is not None:
+        if self.winners:
             return None
         step = 1 if self.rotate_first_player else 0
         self.game = self._deal((self.game.first_player + step) % self.rules.num_players)

@@ -1,19 +1,24 @@
 """The fixed-size observation of one seat: everything public, nothing hidden.
 
 The layout is documented in docs/observation.md and listed by `ObservationEncoder.sections`.
-Every value lies in [0, 1].
+Every value lies in [0, 1]. An env encodes its game for a seat (`encode`); a player encodes
+the view it is given (`encode_view`, the same vector).
 """
 
 from __future__ import annotations
 
 from array import array
+from collections.abc import Sequence
 
 import numpy as np
 
 from . import checks
-from .engine import WILD, Game, Phase
-from .rules import Rules
+from .rules import WILD, Rules
 from .spec import GameSpec
+from .state import GameState, Phase
+from .view import SeatView
+
+Cards = Sequence[int]  # a pile as a game holds it (a list) or as a view shows it (a tuple)
 
 SCORE_TARGET = 500
 PILE_DEPTH = 16
@@ -76,27 +81,55 @@ class ObservationEncoder:
         """The factor that brings each raw entry into [0, 1] (a copy)."""
         return self._scale.copy()
 
-    def encode(self, game: Game, seat: int) -> np.ndarray:
+    def encode(self, game: GameState, seat: int) -> np.ndarray:
         """Observation of `game` as seen by `seat`.
-        Mirror: vector.kernels.encode"""
-        rules = self.rules
-        n, r = rules.num_players, self.num_ranks
-        off = self._off
-        self._sync(game)
+        Mirror: vector.observe.encode"""
+        stacked = self.rules.stacked
+        for p, stock in enumerate(game.stocks):
+            self._sync_seat(p, game.scores[p], stock[-1] if stock else -1, len(stock),
+                            len(game.hands[p]), game.stacks[p] if stacked else game.discards[p])
+        self._sync_table(game.building, game.set_aside)
+        buf = self._table(seat, game.current_player, len(game.draw_pile), len(game.set_aside),
+                          game.turn, game.hands[seat])
+        if self.rules.coins:
+            self._encode_coins(buf, seat, game.coins, game.pile_coins, game.pending_pile,
+                               game.phase, game.pending_toll)
+        return self._finish(buf)
+
+    def encode_view(self, view: SeatView) -> np.ndarray:
+        """The observation of the seat whose view `view` is (`Game.view`): what a player
+        encodes, equal to `encode` of the game for that seat."""
+        stacked = self.rules.stacked
+        for p, top in enumerate(view.stock_tops):
+            self._sync_seat(p, view.scores[p], -1 if top is None else top, view.stock_sizes[p],
+                            0 if stacked else view.hand_sizes[p],
+                            view.stacks[p] if stacked else view.discard_piles[p])
+        self._sync_table(view.building_piles, view.set_aside)
+        buf = self._table(view.seat, view.current_player, view.draw_pile_size,
+                          len(view.set_aside), view.turn, view.hand)
+        if self.rules.coins:
+            self._encode_coins(buf, view.seat, view.coins, view.pile_coins, view.pending_pile,
+                               view.phase, view.pending_toll)
+        return self._finish(buf)
+
+    def _table(self, seat: int, current_player: int, draw_size: int, aside_size: int, turn: int,
+               hand: Cards) -> array:
+        """The raw observation but for the coins, from the cached piles and the seat's hand."""
+        n, r, off = self.rules.num_players, self.num_ranks, self._off
         # Raw counts and sizes go into a Python float array (item writes there cost a fraction
         # of numpy's), viewed as numpy at the end and brought into [0, 1] by one multiply.
         buf = self._zeros[:]
         bp = off["building_piles"]
         buf[bp:bp + len(self._building_seg)] = self._building_seg
-        buf[off["to_act"] + (game.current_player - seat) % n] = 1.0
+        buf[off["to_act"] + (current_player - seat) % n] = 1.0
         o = off["draw_pile_size"]
-        buf[o] = len(game.draw_pile)
-        buf[o + 1] = len(game.set_aside)
-        buf[o + 2] = game.turn
+        buf[o] = draw_size
+        buf[o + 1] = aside_size
+        buf[o + 2] = turn
         seen = list(self._public)  # every public card, stock tops included
-        if not rules.stacked:
+        if not self.rules.stacked:
             o = off["own_hand_by_rank"]
-            for c in game.hands[seat]:
+            for c in hand:
                 seen[c] += 1
                 buf[o + c] += 1.0
         team = self.spec.team_of(seat)
@@ -111,30 +144,33 @@ class ObservationEncoder:
         deck = self._deck_list
         for c in range(r):
             buf[u + c] = deck[c] - seen[c]
-        if rules.coins:
-            self._encode_coins(game, seat, buf)
+        return buf
+
+    def _finish(self, buf: array) -> np.ndarray:
         obs = np.frombuffer(buf, dtype=np.float32)
         obs *= self._scale
         return obs
 
-    def _encode_coins(self, game: Game, seat: int, buf: array) -> None:
+    def _encode_coins(self, buf: array, seat: int, coins: Sequence[int],
+                      pile_coins: Sequence[int], pending_pile: int | None, phase: Phase,
+                      pending_toll: int) -> None:
         """Every seat's coins (observer first), the coins next to each building pile, and the
         coin step due: a toll (flag, amount) or a card after a coin play (flag), and its pile."""
         n, off = self.rules.num_players, self._off
         o = off["coins"]
         for k in range(n):
-            buf[o + k] = game.coins[(seat + k) % n]
+            buf[o + k] = coins[(seat + k) % n]
         o = off["pile_coins"]
-        for i, coins in enumerate(game.pile_coins):
-            buf[o + i] = coins
-        if game.pending_pile is not None:
+        for i, amount in enumerate(pile_coins):
+            buf[o + i] = amount
+        if pending_pile is not None:
             o = off["pending"]
-            if game.phase == Phase.TOLL:
+            if phase == Phase.TOLL:
                 buf[o] = 1.0
-                buf[o + 1] = game.pending_toll
+                buf[o + 1] = pending_toll
             else:
                 buf[o + 2] = 1.0
-            buf[o + 3 + game.pending_pile] = 1.0
+            buf[o + 3 + pending_pile] = 1.0
 
     def _scales(self) -> np.ndarray:
         """The factor that brings each raw entry written by `encode` into [0, 1]."""
@@ -167,12 +203,13 @@ class ObservationEncoder:
         per_seat = rules.hand_size if rules.stacked else rules.discard_piles
         self._zeros = array("f", bytes(4 * self.size))
         self._public = [0] * r
-        self._building_cards: list[list[int]] = [[] for _ in range(b)]
+        self._building_cards: list[Cards] = [[] for _ in range(b)]
         self._building_seg = array("f", [0.0] * (b * (top + 1)))
         for i in range(b):
             self._building_seg[i * top] = 1.0
-        self._aside_cards: list[int] = []
-        self._pile_cards = [[[] for _ in range(per_seat)] for _ in range(rules.num_players)]
+        self._aside_cards: Cards = []
+        self._pile_cards: list[list[Cards]] = [[[] for _ in range(per_seat)]
+                                               for _ in range(rules.num_players)]
         # Each seat's block as `encode` copies it: the header (teammate flag left 0, score,
         # stock top one-hot, stock size, hand size in refill mode), then its piles.
         self._piles_offset = 4 + r + (0 if rules.stacked else 1)
@@ -181,17 +218,17 @@ class ObservationEncoder:
                           for _ in range(rules.num_players)]
         self._headers: list[list] = [[None] * 4 for _ in range(rules.num_players)]
 
-    def _recount(self, old: list[int], new: list[int]) -> None:
+    def _recount(self, old: Cards, new: Cards) -> None:
         public = self._public
         for c in old:
             public[c] -= 1
         for c in new:
             public[c] += 1
 
-    def _pile_segment(self, cards: list[int]) -> array:
+    def _pile_segment(self, cards: Cards) -> array:
         """Raw encoding of one pile: size, top one-hot (ranks, then "empty"), codes of the top
         `depth` cards (top first), then the cards below those by rank.
-        Mirror: vector.kernels._encode_pile"""
+        Mirror: vector.observe._encode_pile"""
         r, depth = self.num_ranks, self.depth
         seg = array("f", bytes(4 * self.pile_width))
         seg[0] = len(cards)
@@ -205,16 +242,18 @@ class ObservationEncoder:
             seg[o + c] += 1.0
         return seg
 
-    def _sync(self, game: Game) -> None:
-        """Bring the cached pile encodings and the public card counts up to `game`.
+    def _sync_table(self, building: Sequence[Cards], aside: Cards) -> None:
+        """Bring the cached building piles and set-aside cards, and the public card counts,
+        up to `building` and `aside`.
 
         Piles mostly change by one card put on or taken off the top; those changes are applied
-        in place, anything else re-encodes the pile."""
+        in place, anything else re-encodes the pile. A copy is kept as the pile was given (a
+        list copied, a view's tuple as it is), so piles of one kind compare alike."""
         public = self._public
-        if game.building != self._building_cards:
-            top, b = self.rules.max_rank, len(game.building)
+        if building != self._building_cards:
+            top, b = self.rules.max_rank, len(building)
             seg = self._building_seg
-            for i, pile in enumerate(game.building):
+            for i, pile in enumerate(building):
                 old = self._building_cards[i]
                 if pile == old:
                     continue
@@ -226,8 +265,7 @@ class ObservationEncoder:
                 seg[i * top + len(old)] = 0.0
                 seg[i * top + len(pile)] = 1.0
                 seg[b * top + i] = pile.count(WILD)
-                self._building_cards[i] = list(pile)
-        aside = game.set_aside
+                self._building_cards[i] = pile[:]
         if aside != self._aside_cards:
             old = self._aside_cards
             if len(aside) > len(old) and aside[:len(old)] == old:
@@ -235,21 +273,20 @@ class ObservationEncoder:
                     public[c] += 1
             else:
                 self._recount(old, aside)
-            self._aside_cards = list(aside)
-        stacked = self.rules.stacked
-        for p in range(self.rules.num_players):
-            stock = game.stocks[p]
-            top = stock[-1] if stock else -1
-            hand_size = 0 if stacked else len(game.hands[p])
-            h = self._headers[p]
-            if h[1] != top or h[2] != len(stock) or h[3] != hand_size or h[0] != game.scores[p]:
-                self._set_header(p, game.scores[p], top, len(stock), hand_size)
-            piles = game.hands[p] if stacked else game.discards[p]
-            cached = self._pile_cards[p]
-            if piles != cached:
-                for i, cards in enumerate(piles):
-                    if cards != cached[i]:
-                        self._update_pile(p, i, cards)
+            self._aside_cards = aside[:]
+
+    def _sync_seat(self, p: int, score: int, top: int, stock_size: int, hand_size: int,
+                   piles: Sequence[Cards]) -> None:
+        """Bring seat p's cached block up to date: its header (score, stock top (-1: empty)
+        and size, hand size) and its public piles (discard piles, or hand stacks)."""
+        h = self._headers[p]
+        if h[1] != top or h[2] != stock_size or h[3] != hand_size or h[0] != score:
+            self._set_header(p, score, top, stock_size, hand_size)
+        cached = self._pile_cards[p]
+        if piles != cached:
+            for i, cards in enumerate(piles):
+                if cards != cached[i]:
+                    self._update_pile(p, i, cards)
 
     def _set_header(self, p: int, score: int, top: int, stock_size: int, hand_size: int) -> None:
         r, seg, old = self.num_ranks, self._seat_seg[p], self._headers[p]
@@ -265,7 +302,7 @@ class ObservationEncoder:
             seg[4 + r] = hand_size
         self._headers[p] = [score, top, stock_size, hand_size]
 
-    def _update_pile(self, p: int, i: int, cards: list[int]) -> None:
+    def _update_pile(self, p: int, i: int, cards: Cards) -> None:
         r, depth, width = self.num_ranks, self.depth, self.pile_width
         old = self._pile_cards[p][i]
         seg = self._seat_seg[p]
@@ -296,4 +333,4 @@ class ObservationEncoder:
             seg[o:o + width] = self._pile_segment(cards)
         seg[o] = len(cards)
         seg[o + 1 + (cards[-1] if cards else r)] = 1.0
-        self._pile_cards[p][i] = list(cards)
+        self._pile_cards[p][i] = cards[:]

@@ -12,14 +12,12 @@ more piles than fit; a row per player), so the frames of a game make a video. Dr
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .rules import COIN, WILD
-
-if TYPE_CHECKING:
-    from .engine import Game
+from .rules import COIN, WILD, Rules
+from .state import GameState, Phase
+from .text import render_table
 
 WIDTH = 1040
 HEADER, PILES_ROW, PLAYER_ROW, FOOTER = 34, 96, 84, 30
@@ -47,7 +45,7 @@ def _colour(card: int, max_rank: int) -> tuple[int, int, int]:
 
 @lru_cache(maxsize=4)
 def _font(size: int):
-    from PIL import ImageFont
+    from PIL import ImageFont  # Pillow loads on the first picture, not on import
 
     return ImageFont.load_default(size=size)
 
@@ -91,7 +89,7 @@ BUILDING_STEP = CARD_W + 76  # from one building pile to the next
 STACK_SPAN = 90  # the room for one junior hand stack
 
 
-def _columns(rules) -> dict:
+def _columns(rules: Rules) -> dict:
     """Where the parts of a row start, from the rules' pile and hand counts: ``building`` (each
     building pile's x), ``discards`` (each discard pile's x), ``right`` (the last part's right
     edge). Every rules set gets room for all its piles."""
@@ -105,7 +103,7 @@ def _columns(rules) -> dict:
     return {"building": building, "hand_end": hand_end, "discards": discards, "right": right}
 
 
-def size(game: Game) -> tuple[int, int]:
+def size(game: GameState) -> tuple[int, int]:
     """(height, width) of the pictures of `game`'s rules: at least WIDTH wide, wider when the
     rules have more piles than fit."""
     rules = game.rules
@@ -113,11 +111,9 @@ def size(game: Game) -> tuple[int, int]:
             max(WIDTH, _columns(rules)["right"] + 12))
 
 
-def render_picture(game: Game) -> np.ndarray:
+def render_picture(game: GameState) -> np.ndarray:
     """The table of `game` as an RGB image, a uint8 array of shape (height, width, 3)."""
     from PIL import Image, ImageDraw
-
-    from .text import render_table
 
     rules, top = game.rules, game.rules.max_rank
     height, width = size(game)
@@ -139,8 +135,6 @@ def render_picture(game: Game) -> np.ndarray:
         if game.pile_coins[i]:
             draw.text((x + CARD_W + 6, y + 8), f"{game.pile_coins[i]} coins", fill=PALE,
                       font=_font(11))
-
-    from .engine import Phase
 
     for p in range(rules.num_players):
         y = HEADER + PILES_ROW + p * PLAYER_ROW
@@ -164,7 +158,7 @@ def render_picture(game: Game) -> np.ndarray:
         draw.text((HAND_X, y + 2), "hand stacks (tops on the right)" if rules.stacked
                   else "hand", fill=PALE, font=_font(11))
         if rules.stacked:
-            for k, stack in enumerate(hand):
+            for k, stack in enumerate(game.stacks[p]):
                 _pile(draw, HAND_X + k * (STACK_SPAN + 6), y + 18, stack, top, span=STACK_SPAN)
         else:
             for i, card in enumerate(hand):

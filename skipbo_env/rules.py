@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from . import checks
-from .checks import shown, shown_keys  # noqa: F401 (state_io and tools import them from here)
+from .checks import shown, shown_keys
 
 # Cards are small integers: the rank 1..max_rank, 0 for the wild (Skip-Bo card), plus
 # (max_rank + 1) * toll for a card with a toll (Skip-Bo Masters).
@@ -258,6 +258,15 @@ class Rules:
 
     # -- validation -----------------------------------------------------------------------------
     def _validate(self) -> None:
+        self._check_types()
+        self._check_sizes()
+        self._check_modes()
+        self._check_tolls()
+        self._check_deal()
+
+    def _check_types(self) -> None:
+        """The variant is known, every count an integer (kept as Python's), the switches
+        true or false."""
         if not isinstance(self.variant, str) or self.variant not in _PRESETS:
             raise ValueError(
                 f"unknown variant {shown(self.variant)}; expected one of {', '.join(VARIANTS)}")
@@ -273,6 +282,9 @@ class Rules:
             raise checks.ArgumentTypeError(
                 f"wild_on_wild must be true or false, got {shown(self.wild_on_wild)}")
         object.__setattr__(self, "wild_on_wild", bool(self.wild_on_wild))
+
+    def _check_sizes(self) -> None:
+        """Every count positive (or zero where none is allowed) and within its bound."""
         for name in ["num_players", "stock_size", "hand_size", "max_rank", "copies_per_rank",
                      "building_piles", "max_turns"]:
             if getattr(self, name) <= 0:
@@ -289,6 +301,9 @@ class Rules:
         if self.deck_size > MAX_DECK_SIZE:
             raise ValueError(f"the deck (max_rank * copies_per_rank + wilds) must hold at most "
                              f"{MAX_DECK_SIZE} cards (MAX_DECK_SIZE), got {self.deck_size}")
+
+    def _check_modes(self) -> None:
+        """The stall outcome and the hand mode are known, and the piles fit the hand mode."""
         if not isinstance(self.stall_outcome, str) or self.stall_outcome not in STALL_OUTCOMES:
             raise ValueError(f"stall_outcome must be one of {STALL_OUTCOMES}, got "
                              f"{shown(self.stall_outcome)}")
@@ -298,6 +313,9 @@ class Rules:
             raise ValueError("hand_mode 'refill' needs at least 1 discard pile to end a turn")
         if self.hand_mode == "stacked" and self.discard_piles != 0:
             raise ValueError("hand_mode 'stacked' has no discard piles; set discard_piles=0")
+
+    def _check_tolls(self) -> None:
+        """The toll table (Skip-Bo Masters) fits the deck, and coins go with it."""
         tolled: dict[int, int] = {}
         for entry in self.toll_table:
             if len(entry) != 3:
@@ -319,6 +337,9 @@ class Rules:
         if self.num_card_ids > MAX_CARD_IDS:
             raise ValueError(f"(max_rank + 1) * (largest toll + 1) card ids must be at most "
                              f"{MAX_CARD_IDS} (MAX_CARD_IDS), got {self.num_card_ids}")
+
+    def _check_deal(self) -> None:
+        """The deck deals every stock, and the teams split the seats evenly."""
         dealt = self.stock_size * self.num_players
         if dealt > self.deck_size:
             raise ValueError(

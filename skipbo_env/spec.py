@@ -40,8 +40,7 @@ class GameSpec:
                                 f"use Rules.preset(name, num_players)")
             n = rules.num_players
             teams = rules.teams if rules.teams is not None else tuple((p,) for p in range(n))
-            owners = tuple(tuple(sorted(rules.team_of(p), key=lambda s, p=p: (s - p) % n))
-                           for p in range(n))
+            owners = tuple(_in_turn_order(rules.team_of(p), p, n) for p in range(n))
             team_index = tuple(next(t for t, team in enumerate(teams) if p in team)
                                for p in range(n))
             spec = _SPECS[rules] = cls(rules, ActionLayout(rules), owners, teams, team_index,
@@ -56,6 +55,11 @@ class GameSpec:
     def num_actions(self) -> int:
         """Size of the action space."""
         return self.layout.size
+
+
+def _in_turn_order(seats: tuple[int, ...], first: int, n: int) -> tuple[int, ...]:
+    """`seats` in turn order from seat `first` (of `n` seats)."""
+    return tuple(sorted(seats, key=lambda s: (s - first) % n))
 
 
 class BoundedMemo(dict):

@@ -6,18 +6,26 @@ thing wrong, so a malformed or inconsistent state never becomes a game. Reading 
 states the engine can reach: its shape and types, the card and coin totals, and the
 relations between the phase, the turn, the stalled turns, the stocks, the winner and the
 pending coin step (docs/rules.md, "Loading a state").
+
+This module sits below the engine: it reads and writes a `state.GameState`, and the engine's
+`Game.from_dict` hands it the class to build, whose rules of play answer what the checks ask
+(`legal_actions`, `stall_winner`, `followups`).
 """
 
 from __future__ import annotations
 
 import json
 from functools import partial
+from typing import TypeVar, cast
 
 import numpy as np
 
 from . import checks
-from .engine import ACTIVE, Game, Phase
-from .rules import COIN, WILD, Rules, shown, shown_keys
+from .checks import shown, shown_keys
+from .rules import COIN, WILD, Rules
+from .state import ACTIVE, GameState, Phase
+
+G = TypeVar("G", bound=GameState)
 
 FORMAT = "skipbo-state/1"
 PHASE_NAMES = tuple(p.value for p in Phase)
@@ -25,7 +33,7 @@ MAX_SCORE = 10**9  # a seat's points from earlier games (a match plays to 500); 
 _RNG_KEYS = {"bit_generator", "state", "has_uint32", "uinteger"}
 
 
-def game_to_dict(game: Game) -> dict:
+def game_to_dict(game: GameState) -> dict:
     """The whole state of `game` as a JSON-serialisable dictionary (docs/rules.md)."""
     out = list if not game.rules.coins else partial(cards_out, game.rules)
     return {
@@ -39,11 +47,11 @@ def game_to_dict(game: Game) -> dict:
         "building_piles": [out(b) for b in game.building],
         "players": [
             {"stock": out(game.stocks[p]),
-             "hand": ([out(s) for s in game.hands[p]] if game.rules.stacked
+             "hand": ([out(s) for s in game.stacks[p]] if game.rules.stacked
                       else out(game.hands[p])),
              "discard_piles": [out(d) for d in game.discards[p]]}
             for p in range(game.rules.num_players)],
-        "winner": list(game.winner) if isinstance(game.winner, list) else game.winner,
+        "winner": winner_out(game),
         "first_player": game.first_player,
         "scores": list(game.scores),
         "played_this_turn": game.played_this_turn,
@@ -52,8 +60,18 @@ def game_to_dict(game: Game) -> dict:
         "pile_coins": list(game.pile_coins),
         "pending": (None if game.pending_pile is None
                     else {"pile": game.pending_pile, "toll": game.pending_toll}),
-        "rng": _jsonable(game.rng.bit_generator.state),
+        "rng": _jsonable(dict(game.rng.bit_generator.state)),
     }
+
+
+def winner_out(game: GameState) -> int | list[int] | str | None:
+    """The winner as the state dictionary writes it: the seat (without teams) or the team's
+    seats that won, "draw" for a drawn game, else null."""
+    if game.phase == Phase.DRAWN:
+        return "draw"
+    if not game.winners:
+        return None
+    return list(game.winners) if game.rules.teams is not None else game.winners[0]
 
 
 def cards_out(rules: Rules, cards) -> list:
@@ -72,10 +90,10 @@ _KEYS = {"format", "rules", "current_player", "turn", "phase", "draw_pile", "set
          "stall_turns", "coins", "pile_coins", "pending", "rng"}
 
 
-def game_from_dict(d: dict, cls: type[Game] = Game) -> Game:
-    """Rebuild a game from `game_to_dict` output; raises ValueError naming what is wrong
-    (docs/rules.md, "Loading a state"). Any JSON-like value raises ValueError, never another
-    exception, unless it is a state the engine can reach."""
+def game_from_dict(d: dict, cls: type[G]) -> G:
+    """Rebuild a game of class `cls` (the engine's `Game`) from `game_to_dict` output; raises
+    ValueError naming what is wrong (docs/rules.md, "Loading a state"). Any JSON-like value
+    raises ValueError, never another exception, unless it is a state the engine can reach."""
     if not isinstance(d, dict):
         raise ValueError(f"a game state must be a dictionary, got {type(d).__name__}")
     if d.get("format") != FORMAT:
@@ -89,95 +107,135 @@ def game_from_dict(d: dict, cls: type[Game] = Game) -> Game:
         rules = Rules.from_dict(d["rules"])
     except (TypeError, ValueError) as e:
         raise ValueError(f"bad rules in state: {e}") from None
-    n, top = rules.num_players, rules.max_rank
+    g = cls.__new__(cls)
+    g._init_static(rules)
+    read = _Reader(rules)
+    _load_piles(g, d, read)
+    _load_players(g, d["players"], read)
+    counts = g.card_counts()
+    if counts != rules.deck_counts():
+        raise ValueError(f"the cards by id (wild first) total {counts}, but the deck holds "
+                         f"{rules.deck_counts()}")
+    _load_counters(g, d, read)
+    _load_winner(g, d["winner"], rules)
+    _load_coins(g, d, rules)
+    _check_reachable(g, rules)
+    g.rng = np.random.Generator(np.random.PCG64())
+    g.rng.bit_generator.state = _rng_state(d["rng"])
+    if not g.is_over and not g.legal_actions():
+        # Every check above should make this impossible; it guards the invariant itself.
+        raise ValueError(f"the state has no legal action for player {g.current_player}, but "
+                         f"the phase is {g.phase.value!r}")
+    return g
 
-    r = top + 1
 
-    def cards(value, where: str, coin_places: bool = False) -> list[int]:
+class _Reader:
+    """The parts of a state dictionary checked as `rules` make them: cards, piles, seats."""
+
+    def __init__(self, rules: Rules):
+        self.rules, self.top, self.r = rules, rules.max_rank, rules.max_rank + 1
+
+    def cards(self, value, where: str, coin_places: bool = False) -> list[int]:
+        """A list of cards as `cards_out` writes them, else ValueError naming `where`."""
         if not isinstance(value, list):
             raise ValueError(f"{where} must be a list of cards, got {shown(value)}")
+        top, toll = self.top, self.rules.max_toll
         result = []
         for c in value:
-            if isinstance(c, list) and len(c) == 2 and all(
-                    checks.is_integer(x) for x in c) \
-                    and 0 <= c[0] <= top and 1 <= c[1] <= rules.max_toll:
-                result.append(int(c[0]) + r * int(c[1]))  # a card with a toll
+            if isinstance(c, list) and len(c) == 2 and all(checks.is_integer(x) for x in c) \
+                    and 0 <= c[0] <= top and 1 <= c[1] <= toll:
+                result.append(int(c[0]) + self.r * int(c[1]))  # a card with a toll
             elif isinstance(c, str) and c == "coin" and coin_places:
                 result.append(COIN)
             elif not checks.is_integer(c) or not 0 <= c <= top:
-                tolls = f", or [rank, toll] with toll 1..{rules.max_toll}" if rules.max_toll \
-                    else ""
+                tolls = f", or [rank, toll] with toll 1..{toll}" if toll else ""
                 raise ValueError(f"{where} holds {shown(c)}; cards are integers 0 (wild) to "
                                  f"{top}{tolls}")
             else:
                 result.append(int(c))
         return result
 
-    def piles(value, count: int, where: str) -> list[list[int]]:
+    def piles(self, value, count: int, where: str) -> list[list[int]]:
+        """A list of `count` piles of cards, else ValueError naming `where`."""
         if not isinstance(value, list) or len(value) != count:
             raise ValueError(f"{where} must be a list of {count} piles, got "
                              f"{len(value) if isinstance(value, list) else shown(value)}")
-        return [cards(v, f"{where}[{i}]") for i, v in enumerate(value)]
+        return [self.cards(v, f"{where}[{i}]") for i, v in enumerate(value)]
 
-    def seat(value, where: str) -> int:
+    def seat(self, value, where: str) -> int:
+        """A seat of these rules, else ValueError naming `where`."""
+        n = self.rules.num_players
         if not checks.is_integer(value) or not 0 <= value < n:
             raise ValueError(f"{where} must be a seat in 0..{n - 1}, got {shown(value)}")
         return int(value)
 
-    g = cls.__new__(cls)
-    g._init_static(rules)
-    g.draw_pile = cards(d["draw_pile"], "draw_pile")
-    g.set_aside = cards(d["set_aside"], "set_aside")
+    def count(self, value, where: str) -> int:
+        """A non-negative integer, else ValueError naming `where`."""
+        if not checks.is_integer(value) or value < 0:
+            raise ValueError(f"{where} must be a non-negative integer, got {shown(value)}")
+        return int(value)
+
+
+def _load_piles(g: GameState, d: dict, read: _Reader) -> None:
+    """The draw pile, the set-aside cards and the building piles, each pile built as play
+    builds it (a wild or the next number in each place)."""
+    rules, top = read.rules, read.top
+    g.draw_pile = read.cards(d["draw_pile"], "draw_pile")
+    g.set_aside = read.cards(d["set_aside"], "set_aside")
     value = d["building_piles"]
     if not isinstance(value, list) or len(value) != rules.building_piles:
         raise ValueError(f"building_piles must be a list of {rules.building_piles} piles")
-    g.building = [cards(v, f"building_piles[{i}]", coin_places=rules.coins)
+    g.building = [read.cards(v, f"building_piles[{i}]", coin_places=rules.coins)
                   for i, v in enumerate(value)]
     for i, pile in enumerate(g.building):
         if len(pile) >= top:
             raise ValueError(f"building_piles[{i}] holds {len(pile)} cards; a pile of {top} is "
                              f"set aside at once")
         for k, c in enumerate(pile):
-            if c != WILD and c != COIN and c % r != k + 1:
+            if c not in (WILD, COIN) and c % read.r != k + 1:
                 raise ValueError(f"building_piles[{i}] has {c} in place {k}, where {k + 1} or a "
                                  f"wild belongs")
             if c == WILD and k > 0 and pile[k - 1] == WILD and not rules.wild_on_wild:
                 raise ValueError(f"building_piles[{i}] has a wild on a wild, which these rules "
                                  f"forbid")
-    players = d["players"]
+
+
+def _load_players(g: GameState, players, read: _Reader) -> None:
+    """Each seat's stock, hand (its hand stacks in stacked mode) and discard piles."""
+    rules, n = read.rules, read.rules.num_players
     if not isinstance(players, list) or len(players) != n:
         raise ValueError(f"players must be a list of {n} players")
-    g.stocks, g.hands, g.discards = [], [], []
+    g.stocks, g.hands, g.stacks, g.discards = [], [], [], []
     for p, pl in enumerate(players):
         if not isinstance(pl, dict) or set(pl) != {"stock", "hand", "discard_piles"}:
             raise ValueError(f"players[{p}] must have exactly the keys stock, hand, discard_piles")
-        g.stocks.append(cards(pl["stock"], f"players[{p}].stock"))
+        g.stocks.append(read.cards(pl["stock"], f"players[{p}].stock"))
         if rules.stacked:
-            g.hands.append(piles(pl["hand"], rules.hand_size, f"players[{p}].hand"))
+            g.hands.append([])
+            g.stacks.append(read.piles(pl["hand"], rules.hand_size, f"players[{p}].hand"))
         else:
-            hand = cards(pl["hand"], f"players[{p}].hand")
+            hand = read.cards(pl["hand"], f"players[{p}].hand")
             if len(hand) > rules.hand_size:
                 raise ValueError(f"players[{p}].hand holds {len(hand)} cards; at most "
                                  f"{rules.hand_size}")
             g.hands.append(hand)
-        g.discards.append(piles(pl["discard_piles"], rules.discard_piles,
-                                f"players[{p}].discard_piles"))
+            g.stacks.append([])
+        g.discards.append(read.piles(pl["discard_piles"], rules.discard_piles,
+                                     f"players[{p}].discard_piles"))
         if len(g.stocks[-1]) > rules.stock_size:
             raise ValueError(f"players[{p}].stock holds {len(g.stocks[-1])} cards; at most "
                              f"{rules.stock_size}")
-    counts = g.card_counts()
-    if counts != rules.deck_counts():
-        raise ValueError(f"the cards by id (wild first) total {counts}, but the deck holds "
-                         f"{rules.deck_counts()}")
-    g.current_player = seat(d["current_player"], "current_player")
-    g.first_player = seat(d["first_player"], "first_player")
-    turn = d["turn"]
-    if not checks.is_integer(turn) or turn < 0:
-        raise ValueError(f"turn must be a non-negative integer, got {shown(turn)}")
-    if turn > rules.max_turns:
-        raise ValueError(f"turn is {shown(turn)}, past max_turns {rules.max_turns}, where a game "
-                         f"ends")
-    g.turn = int(turn)
+
+
+def _load_counters(g: GameState, d: dict, read: _Reader) -> None:
+    """Whose turn, which turn, the phase, the stalled turns and the scores."""
+    rules, n = read.rules, read.rules.num_players
+    g.current_player = read.seat(d["current_player"], "current_player")
+    g.first_player = read.seat(d["first_player"], "first_player")
+    g.turn = read.count(d["turn"], "turn")
+    if g.turn > rules.max_turns:
+        raise ValueError(f"turn is {shown(g.turn)}, past max_turns {rules.max_turns}, where a "
+                         f"game ends")
     if not isinstance(d["phase"], str) or d["phase"] not in PHASE_NAMES:
         raise ValueError(f"phase must be one of {PHASE_NAMES}, got {shown(d['phase'])}")
     g.phase = Phase(d["phase"])
@@ -185,60 +243,52 @@ def game_from_dict(d: dict, cls: type[Game] = Game) -> Game:
         raise ValueError(f"played_this_turn must be true or false, got "
                          f"{shown(d['played_this_turn'])}")
     g.played_this_turn = d["played_this_turn"]
-    stall = d["stall_turns"]
-    if not checks.is_integer(stall) or stall < 0:
-        raise ValueError(f"stall_turns must be a non-negative integer, got {shown(stall)}")
-    g.stall_turns = int(stall)
-    _load_winner(g, d["winner"], rules)
+    g.stall_turns = read.count(d["stall_turns"], "stall_turns")
     scores = d["scores"]
     if not isinstance(scores, list) or len(scores) != n or not all(
             checks.is_integer(s) and 0 <= s <= MAX_SCORE for s in scores):
         raise ValueError(f"scores must be a list of {n} integers in 0..{MAX_SCORE} "
                          f"(MAX_SCORE), got {shown(scores)}")
     g.scores = [int(s) for s in scores]
-    _load_coins(g, d, rules)
-    _check_reachable(g, rules)
-    g.rng = np.random.Generator(np.random.PCG64())
-    g.rng.bit_generator.state = _rng_state(d["rng"])
-    if not g.is_over and not g._legal_cached():
-        # Every check above should make this impossible; it guards the invariant itself.
-        raise ValueError(f"the state has no legal action for player {g.current_player}, but "
-                         f"the phase is {g.phase.value!r}")
-    return g
 
 
-def _load_winner(g: Game, w, rules: Rules) -> None:
+def _load_winner(g: GameState, w, rules: Rules) -> None:
     """The winner, checked against the phase: a seat (a team's seats with teams) in a won
-    game, "draw" in a drawn one, else null."""
+    game, "draw" in a drawn one, else null; kept as the seats that won (`winners`)."""
     n = rules.num_players
+    g.winners = ()
     if g.phase == Phase.WON:
         if rules.teams is None:
             if not checks.is_integer(w) or not 0 <= w < n:
                 raise ValueError(f"winner must be a seat in 0..{n - 1}, got {shown(w)}")
-            g.winner = int(w)
+            g.winners = (int(w),)
         else:
             if not isinstance(w, list) or not all(checks.is_integer(s) for s in w) \
                     or tuple(w) not in rules.teams:
                 raise ValueError(f"winner must be one of the teams "
                                  f"{[list(t) for t in rules.teams]}, got {shown(w)}")
-            g.winner = [int(s) for s in w]
+            g.winners = tuple(int(s) for s in w)
     elif g.phase == Phase.DRAWN:
         if not isinstance(w, str) or w != "draw":
             raise ValueError(f"a drawn game has winner 'draw', got {shown(w)}")
-        g.winner = w
     elif w is not None:
         raise ValueError(f"winner must be null while the phase is {g.phase.value!r}, got "
                          f"{shown(w)}")
-    else:
-        g.winner = None
 
 
-def _check_reachable(g: Game, rules: Rules) -> None:
+def _check_reachable(g: GameState, rules: Rules) -> None:
     """The relations every state the engine reaches keeps between the phase, the turn, the
     stalled turns, the stocks, the winner and the coins (docs/rules.md, "Loading a state")."""
-    n, phase, turn, stall = rules.num_players, g.phase, g.turn, g.stall_turns
-    left = len(g.draw_pile) + len(g.set_aside)
-    # The turn limit: the turn that reaches max_turns truncates the game (unless it drew it).
+    _check_turn_limit(g, rules)
+    stall_won = _check_stall_won(g, rules)
+    _check_stalled_turns(g, rules, stall_won)
+    _check_winner(g, rules, stall_won)
+    _check_coin_step(g, rules)
+
+
+def _check_turn_limit(g: GameState, rules: Rules) -> None:
+    """The turn that reaches max_turns truncates the game (unless it drew it)."""
+    phase, turn = g.phase, g.turn
     if phase in ACTIVE or phase == Phase.WON:
         if turn >= rules.max_turns:
             raise ValueError(f"turn is {turn}: a game that reaches max_turns {rules.max_turns} "
@@ -246,25 +296,37 @@ def _check_reachable(g: Game, rules: Rules) -> None:
     elif phase == Phase.TRUNCATED and turn != rules.max_turns:
         raise ValueError(f"turn is {turn}: a game is truncated when its turn reaches max_turns "
                          f"{rules.max_turns}, not before")
-    # Stalled turns: a full round of them (one per seat) ends the game, drawn or (under
-    # stall_outcome "fewest_stock") won by the one team with the fewest stock cards.
-    if stall > turn:
-        raise ValueError(f"stall_turns is {shown(stall)}, more than the {turn} turns played")
-    stall_won = phase == Phase.WON and any(g.stocks[s] for s in g.winning_seats())
+
+
+def _check_stall_won(g: GameState, rules: Rules) -> bool:
+    """Whether the game was won by a stalled round (a winner with stock cards left), which
+    only stall_outcome "fewest_stock" allows, for the one team with the fewest stock cards."""
+    if g.stall_turns > g.turn:
+        raise ValueError(f"stall_turns is {shown(g.stall_turns)}, more than the {g.turn} turns "
+                         f"played")
+    stall_won = g.phase == Phase.WON and any(g.stocks[s] for s in g.winners)
     if stall_won:
-        why = f"winner {shown(g.winner)} still has stock cards, so the game was won by "
+        why = f"winner {winner_out(g)} still has stock cards, so the game was won by "
         if rules.stall_outcome != "fewest_stock":
             raise ValueError(why + "a stalled round, which only stall_outcome 'fewest_stock' "
                              f"allows (it is {rules.stall_outcome!r})")
         team = g.stall_winner()
-        if team is None or set(team) != set(g.winning_seats()):
+        if team is None or set(team) != set(g.winners):
             who = ("no team: two or more tie for the fewest stock cards" if team is None
                    else f"seats {list(team)}, with the fewest stock cards")
             raise ValueError(why + f"a stalled round, which here goes to {who}")
+    return stall_won
+
+
+def _check_stalled_turns(g: GameState, rules: Rules, stall_won: bool) -> None:
+    """A full round of stalled turns (one per seat) ends the game, drawn or won by a stalled
+    round; fewer are counted only while nothing is left to draw."""
+    n, phase, stall = rules.num_players, g.phase, g.stall_turns
+    left = len(g.draw_pile) + len(g.set_aside)
     if phase == Phase.DRAWN or stall_won:
         ended = "drawn" if phase == Phase.DRAWN else "won with stock cards left"
         but = "" if phase == Phase.DRAWN else (
-            f"winner {shown(g.winner)} still has stock cards, so a stalled round ended the "
+            f"winner {winner_out(g)} still has stock cards, so a stalled round ended the "
             f"game, but ")
         if stall != n:
             raise ValueError(f"{but}stall_turns is {stall}: a game is {ended} only after {n} "
@@ -289,27 +351,30 @@ def _check_reachable(g: Game, rules: Rules) -> None:
     elif stall and phase == Phase.TRUNCATED and g.played_this_turn:
         raise ValueError(f"stall_turns is {stall}, but the last turn played a card, which "
                          f"restarts the count")
-    # Stocks and the winner: the game is won the moment a team's stocks are all empty.
+
+
+def _check_winner(g: GameState, rules: Rules, stall_won: bool) -> None:
+    """The game is won the moment a team's stocks are all empty, by a card that team played
+    (a stalled game's winner is checked by `_check_stall_won`)."""
+    phase = g.phase
     empty = [team for team in g.spec.teams if all(not g.stocks[s] for s in team)]
-    if phase == Phase.WON and not stall_won:  # a stalled game's winner is checked above
-        winners = g.winning_seats()
+    if phase == Phase.WON and not stall_won:
         if len(empty) > 1:
             raise ValueError(f"seats {[list(t) for t in empty]} all have empty stocks; the game "
                              f"ends when the first team's stock runs out")
         if not g.played_this_turn:
             raise ValueError("played_this_turn is false, but a game is won by a card played "
                              "this turn")
-        if not rules.coins and g.current_player not in winners:
+        if not rules.coins and g.current_player not in g.winners:
             # Without purchases, the last stock card is played by its team, on its turn.
-            raise ValueError(f"winner {shown(g.winner)}: the winning card is played by the "
+            raise ValueError(f"winner {winner_out(g)}: the winning card is played by the "
                              f"winner's team, but current_player is {g.current_player}")
     elif empty:
         raise ValueError(f"seats {list(empty[0])} have empty stocks, so the game is won, but "
                          f"the phase is {phase.value!r}")
-    _check_coin_step(g, rules)
 
 
-def _check_coin_step(g: Game, rules: Rules) -> None:
+def _check_coin_step(g: GameState, rules: Rules) -> None:
     """Skip-Bo Masters: coin plays in the building piles and the pending coin step."""
     phase, r = g.phase, rules.max_rank + 1
     for i, pile in enumerate(g.building):
@@ -320,12 +385,12 @@ def _check_coin_step(g: Game, rules: Rules) -> None:
         if pile and pile[-1] == COIN and (phase != Phase.COIN_FOLLOWUP or g.pending_pile != i):
             raise ValueError(f"building_piles[{i}] shows a coin play, which must be followed "
                              f"by a card at once, but the phase is {phase.value!r}")
-    if phase == Phase.COIN_FOLLOWUP and not g._followups():
+    if phase == Phase.COIN_FOLLOWUP and not g.followups():
         raise ValueError(f"pending: player {g.current_player} has no card to follow the coin "
                          f"play on building pile {g.pending_pile} (a coin play is made only "
                          f"with one)")
     if phase == Phase.TOLL:
-        pile, toll = g.building[g.pending_pile], g.pending_toll
+        pile, toll = g.building[cast(int, g.pending_pile)], g.pending_toll  # pending: loaded
         completed = top_card = rules.max_rank + r * toll  # the tolled card that completes a pile
         if pile:
             top_card = pile[-1]
@@ -365,7 +430,7 @@ def _rng_state(value) -> dict:
             "has_uint32": int(has), "uinteger": int(word)}
 
 
-def _load_coins(g: Game, d: dict, rules: Rules) -> None:
+def _load_coins(g: GameState, d: dict, rules: Rules) -> None:
     """Coins, the coins next to each building pile and the pending coin step, checked."""
     n, b = rules.num_players, rules.building_piles
 

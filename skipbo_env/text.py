@@ -1,16 +1,12 @@
 """Cards, actions and tables in words: card names, action descriptions and the text render
-(the envs' ``ansi`` render mode)."""
+(the envs' ``ansi`` render mode). It reads a `state.GameState`, below the engine, whose
+`Game.describe` is `describe_action`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from .actions import HAND, STOCK, ActionKind
-from .rules import COIN, WILD
-
-if TYPE_CHECKING:
-    from .engine import Game
-
+from .rules import COIN, WILD, Rules
+from .state import GameState, Phase
 
 DECK_STYLES = ("skipbo", "playing-cards")
 """How cards are named: ``skipbo`` (1 to 12 and Skip-Bo) or ``playing-cards`` (the rule
@@ -21,7 +17,7 @@ STALLED = {"draw": "drawn", "fewest_stock": "to the fewest stock cards"}
 _COURT = {1: "A", 11: "J", 12: "Q"}
 
 
-def check_deck_style(style, rules=None) -> str:
+def check_deck_style(style, rules: Rules | None = None) -> str:
     """`style`, one of `DECK_STYLES`, that can show `rules`' deck when rules are given:
     ``playing-cards`` needs the standard deck (ranks 1 to 12, at most 12 of each and 18
     wilds, as three decks hold)."""
@@ -58,14 +54,14 @@ def _coins(count: int) -> str:
     return "1 coin" if count == 1 else f"{count} coins"
 
 
-def describe_action(game: Game, action: int, style: str = "skipbo") -> str:
+def describe_action(game: GameState, action: int, style: str = "skipbo") -> str:
     """`action` in words for `game`'s current player and cards, e.g.
     ``"hand 7 -> building pile 2"``, ``"stock Skip-Bo -> building pile 0 as 4"``,
     ``"discard pile 1 top 9 -> building pile 3"``, ``"discard hand 5 -> discard pile 0"``;
     in Skip-Bo Masters also ``"pay 5 coins as the 5 on building pile 2"``,
     ``"buy player 1's stock 7 -> building pile 0"``, ``"pay the toll of 2 coins"`` and
     ``"decline the toll (ends the turn)"``."""
-    kind, source, pile, card = game.layout.decode(int(action))
+    kind, source, pile, hand_card = game.layout.decode(int(action))
     max_rank = game.rules.max_rank
 
     def name(c: int) -> str:
@@ -74,7 +70,7 @@ def describe_action(game: Game, action: int, style: str = "skipbo") -> str:
     if kind is ActionKind.END_TURN:
         return "end turn"
     if kind is ActionKind.DISCARD:
-        return f"discard hand {name(card)} -> discard pile {pile}"
+        return f"discard hand {name(hand_card)} -> discard pile {pile}"
     if kind is ActionKind.COIN:
         need = len(game.building[pile]) + 1
         return f"pay {_coins(need)} as the {need} on building pile {pile}"
@@ -83,6 +79,7 @@ def describe_action(game: Game, action: int, style: str = "skipbo") -> str:
     if kind is ActionKind.DECLINE_TOLL:
         return "decline the toll (ends the turn)"
     p = game.current_player
+    card: int | None
     if kind is ActionKind.BUY:
         seller = (p + source.owner) % game.rules.num_players
         cards = (game.stocks[seller] if source.kind == STOCK
@@ -111,19 +108,17 @@ def describe_action(game: Game, action: int, style: str = "skipbo") -> str:
     return text
 
 
-def _pile(game: Game, cards: list[int]) -> str:
+def _pile(game: GameState, cards: list[int]) -> str:
     return "[" + " ".join(_card(game, c) for c in cards) + "]" if cards else "[ ]"
 
 
-def _card(game: Game, card: int) -> str:
-    return "coin" if card == COIN else game.card_name(card)
+def _card(game: GameState, card: int) -> str:
+    return "coin" if card == COIN else card_name(card, game.rules.max_rank)
 
 
-def render_table(game: Game, seat: int | None = None) -> str:
+def render_table(game: GameState, seat: int | None = None) -> str:
     """The table as text; with `seat` given, other players' hands and every stock below its top
     are hidden, as that seat sees them."""
-    from .engine import Phase  # the engine imports this module
-
     rules = game.rules
     lines = [f"Skip-Bo ({rules.variant}, {rules.num_players} players)  turn {game.turn}  "
              f"draw pile {len(game.draw_pile)}  set aside {len(game.set_aside)}"]
@@ -137,13 +132,13 @@ def render_table(game: Game, seat: int | None = None) -> str:
         if rules.teams is not None:
             team = f" team {game.spec.team_index[p]}"
         stock = game.stocks[p]
-        top = game.card_name(stock[-1]) if stock else "-"
+        top = _card(game, stock[-1]) if stock else "-"
         line = f"{marker} player {p}{team}: stock {top} ({len(stock)} cards)"
         hand = game.hands[p]
         if rules.stacked:
-            line += "  hand stacks " + " ".join(_pile(game, s) for s in hand)
+            line += "  hand stacks " + " ".join(_pile(game, s) for s in game.stacks[p])
         elif seat is None or seat == p:
-            line += "  hand " + (" ".join(game.card_name(c) for c in hand) or "-")
+            line += "  hand " + (" ".join(_card(game, c) for c in hand) or "-")
         else:
             line += f"  hand {len(hand)} cards"
         if rules.discard_piles:
@@ -154,7 +149,7 @@ def render_table(game: Game, seat: int | None = None) -> str:
             line += f"  score {game.scores[p]}"
         lines.append(line)
     if game.phase == Phase.WON:
-        lines.append(f"winner: {game.winner}")
+        lines.append(f"winner: {_winner(game)}")
     elif game.phase == Phase.DRAWN:
         lines.append("the game is drawn: a full round passed with no card played and "
                      "nothing to draw")
@@ -168,24 +163,6 @@ def render_table(game: Game, seat: int | None = None) -> str:
     return "\n".join(lines)
 
 
-RENDER_MODES = ["ansi", "human", "rgb_array"]
-
-
-def render_env(game: Game, render_mode: str | None):
-    """An env's `render()`: the table as text for "ansi", printed for "human", drawn as an
-    RGB uint8 array for "rgb_array" (`picture.render_picture`); without a render mode, a
-    warning and None."""
-    if render_mode is None:
-        import gymnasium
-        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi', "
-                              "'human' or 'rgb_array'")
-        return None
-    if render_mode == "rgb_array":
-        from .picture import render_picture
-
-        return render_picture(game)
-    text = render_table(game)
-    if render_mode == "human":
-        print(text + "\n")
-        return None
-    return text
+def _winner(game: GameState) -> str:
+    """The seat that won ("1"), or the winning team's seats ("[0, 2]")."""
+    return str(list(game.winners)) if game.rules.teams is not None else str(game.winners[0])

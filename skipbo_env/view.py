@@ -1,5 +1,6 @@
-"""What one seat can see of a game: what the scripted players read (a trained policy reads the
-same seat's observation, skipbo_env/observation.py)."""
+"""What one seat can see of a game: the only thing a player is given (`players.base.Agent.act`):
+the scripted and search players read it, a trained policy encodes it as the seat's observation
+(skipbo_env/observation.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from dataclasses import dataclass, field
 
 from .actions import ActionLayout
 from .rules import Rules
+from .state import Phase
 
 
 @dataclass(frozen=True)
@@ -29,16 +31,17 @@ class SeatView:
     # the engine's building-pile rule, for players that plan ahead
     current_player: int
     turn: int
-    phase: str
-    hand: tuple  # own hand in drawn order; in stacked mode a tuple of stacks
-    hand_sizes: tuple[int, ...]
-    public_hands: tuple | None  # every seat's hand stacks in stacked mode, else None
-    stock_tops: tuple  # each seat's stock top, None when empty
+    phase: Phase
+    hand: tuple[int, ...]  # own hand cards in drawn order (refill mode; empty when stacked)
+    hand_sizes: tuple[int, ...]  # every seat's hand cards (in all its stacks when stacked)
+    stacks: tuple[tuple[tuple[int, ...], ...], ...]  # every seat's hand stacks, face up
+    # (stacked mode; each seat's is empty in refill mode)
+    stock_tops: tuple[int | None, ...]  # each seat's stock top, None when empty
     stock_sizes: tuple[int, ...]
-    discard_piles: tuple  # per seat, per discard pile
-    building_piles: tuple
+    discard_piles: tuple[tuple[tuple[int, ...], ...], ...]  # per seat, per discard pile
+    building_piles: tuple[tuple[int, ...], ...]
     draw_pile_size: int
-    set_aside: tuple
+    set_aside: tuple[int, ...]
     scores: tuple[int, ...]
     coins: tuple[int, ...]
     pile_coins: tuple[int, ...]

@@ -1,5 +1,7 @@
 """The PettingZoo AEC environment."""
 
+import itertools
+
 import numpy as np
 import pytest
 from pettingzoo.test import api_test, seed_test
@@ -166,7 +168,7 @@ def test_rgb_array_renders_the_table_as_an_image_of_one_size_through_the_game():
     assert all(f.dtype == np.uint8 and f.shape == frames[0].shape and f.shape[2] == 3
                for f in frames)
     assert frames[0].shape[0] > frames[0].shape[1] / 3
-    assert any(not np.array_equal(a, b) for a, b in zip(frames, frames[1:]))
+    assert any(not np.array_equal(a, b) for a, b in itertools.pairwise(frames))
 
 
 
@@ -257,5 +259,5 @@ def test_every_agents_info_has_turn_and_won_from_the_reset_on():
         last[agent] = info["won"].tolist()
         e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
     assert kinds == {(("turn", "won"), np.dtype(bool), (2,))}
-    winners = e.unwrapped.game.winning_seats()
+    winners = list(e.unwrapped.game.winners)
     assert winners and list(last.values()) == [[p in winners for p in range(2)]] * 2

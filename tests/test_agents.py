@@ -10,8 +10,10 @@ from positions import coin_gap_position, position
 from test_properties import hide_differently
 
 from skipbo_env import VARIANTS, Game, Rules, allowed_players
-from skipbo_env.players.registry import AGENTS, LookaheadAgent, make_agent
-from skipbo_env.players.tournament import play_deal, run_games, wilson
+from skipbo_env.arena.stats import wilson
+from skipbo_env.arena.tournament import play_deal, run_games
+from skipbo_env.players.lookahead import LookaheadAgent
+from skipbo_env.players.registry import SCRIPTED, make_agent
 
 STANDARD = Rules.preset("standard", 2)
 W = 0
@@ -31,30 +33,30 @@ def _small(variant):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-@pytest.mark.parametrize("name", list(AGENTS))
+@pytest.mark.parametrize("name", list(SCRIPTED))
 def test_every_agent_returns_only_legal_actions_in_every_variant(variant, name):
     rules = _small(variant)
     for seed in range(3):
         game = Game(rules, seed)
         agents = [_agent(name, 10 * seed + i) for i in range(rules.num_players)]
         while not game.is_over:
-            action = agents[game.current_player].act(game)
+            action = agents[game.current_player].act(game.view())
             assert action in game.legal_actions()
             game.step(action)
 
 
-@pytest.mark.parametrize("name", list(AGENTS))
+@pytest.mark.parametrize("name", list(SCRIPTED))
 def test_every_agent_is_deterministic_given_its_seed(name):
     def moves(seed):
         game, agent, out = Game(Rules.preset("short", 2), 5), _agent(name, seed), []
         while not game.is_over:
-            out.append(agent.act(game))
+            out.append(agent.act(game.view()))
             game.step(out[-1])
         return out
     assert moves(3) == moves(3)
 
 
-@pytest.mark.parametrize("name", list(AGENTS))
+@pytest.mark.parametrize("name", list(SCRIPTED))
 def test_every_agent_reads_only_what_its_seat_can_see(name):
     rng = np.random.default_rng(0)
     game = Game(Rules.preset("standard", 3), 2)
@@ -62,12 +64,12 @@ def test_every_agent_reads_only_what_its_seat_can_see(name):
         if game.is_over:
             break
         other = hide_differently(game, game.current_player, rng)
-        assert _agent(name, 7).act(game) == _agent(name, 7).act(other)
-        game.step(_agent(name, 1).act(game))
+        assert _agent(name, 7).act(game.view()) == _agent(name, 7).act(other.view())
+        game.step(_agent(name, 1).act(game.view()))
 
 
 def test_make_agent_rejects_unknown_names_and_bad_seeds():
-    with pytest.raises(ValueError, match="unknown agent 'genius'; available: random"):
+    with pytest.raises(ValueError, match="unknown agent 'genius'; one of random"):
         make_agent("genius")
     with pytest.raises(ValueError, match="seed must be a non-negative integer"):
         make_agent("naive", seed=-1)
@@ -77,26 +79,28 @@ def test_naive_plays_from_the_stock_first_in_building_pile_order():
     game = position(STANDARD, building=[[1, 2], [1, 2, 3], [1, 2]],
                     players=[{"hand": [3, 9, 9, 9, 9], "stock": [8, 3],
                               "discard_piles": [[3], [], [], []]}, {"stock": [6]}])
-    assert game.describe(make_agent("naive").act(game)) == "stock 3 -> building pile 0"
+    assert game.describe(make_agent("naive").act(game.view())) == "stock 3 -> building pile 0"
 
 
 def test_naive_plays_a_discard_top_before_a_hand_card():
     game = position(STANDARD, building=[[1, 2], [1, 2, 3]],
                     players=[{"hand": [4, 9, 9, 9, 9], "stock": [8],
                               "discard_piles": [[], [3], [], []]}, {"stock": [6]}])
-    assert game.describe(make_agent("naive").act(game)) == "discard pile 1 top 3 -> building pile 0"
+    chosen = make_agent("naive").act(game.view())
+    assert game.describe(chosen) == "discard pile 1 top 3 -> building pile 0"
 
 
 def test_naive_discards_the_card_held_longest_onto_discard_pile_0():
     game = position(STANDARD, players=[{"hand": [11, 9, 10, 12, 9], "stock": [8]},
                                        {"stock": [6]}])
-    assert game.describe(make_agent("naive").act(game)) == "discard hand 11 -> discard pile 0"
+    chosen = make_agent("naive").act(game.view())
+    assert game.describe(chosen) == "discard hand 11 -> discard pile 0"
 
 
 def test_greedy_plays_the_stock_whenever_possible():
     game = position(STANDARD, building=[[1, 2, 3, 4]],
                     players=[{"hand": [1, 9, 9, 9, 9], "stock": [8, 5]}, {"stock": [6]}])
-    assert game.describe(make_agent("greedy").act(game)) == "stock 5 -> building pile 0"
+    assert game.describe(make_agent("greedy").act(game.view())) == "stock 5 -> building pile 0"
 
 
 def test_greedy_plays_toward_the_stock_card_and_discards_on_the_same_or_next_higher_number():
@@ -104,9 +108,9 @@ def test_greedy_plays_toward_the_stock_card_and_discards_on_the_same_or_next_hig
                     players=[{"hand": [5, 11, 9, 12, 12], "stock": [8, 7],
                               "discard_piles": [[10], [12], [], []]}, {"stock": [6]}])
     greedy = make_agent("greedy")
-    assert game.describe(greedy.act(game)) == "hand 5 -> building pile 0"
-    game.step(greedy.act(game))
-    assert game.describe(greedy.act(game)) == "discard hand 12 -> discard pile 1"
+    assert game.describe(greedy.act(game.view())) == "hand 5 -> building pile 0"
+    game.step(greedy.act(game.view()))
+    assert game.describe(greedy.act(game.view())) == "discard hand 12 -> discard pile 1"
 
 
 def test_every_deal_is_played_from_every_seat():
@@ -148,7 +152,7 @@ def test_the_tournament_command_writes_json(tmp_path):
 def test_the_tournament_command_names_a_bad_player():
     result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "tournament", "--players",
                              "naive,wizard", "--games", "2"], capture_output=True, text=True)
-    assert result.returncode == 2 and "unknown agent 'wizard'" in result.stderr
+    assert result.returncode == 2 and "unknown player 'wizard'" in result.stderr
 
 
 def test_expert_beats_random_in_200_short_games():
@@ -162,7 +166,7 @@ def test_expert_plays_the_chain_that_reaches_its_stock_from_discard_tops_first()
     game = position(STANDARD, building=[[1, 2, 3]],
                     players=[{"hand": [4, 5, W, 11, 12], "stock": [8, 6],
                               "discard_piles": [[5, 4], [], [], []]}, {"stock": [9]}])
-    chosen = game.describe(make_agent("expert").act(game))
+    chosen = game.describe(make_agent("expert").act(game.view()))
     assert chosen == "discard pile 0 top 4 -> building pile 0"
 
 
@@ -171,7 +175,7 @@ def test_expert_starts_a_chain_with_a_hand_wild_on_building_pile_0():
     game = position(STANDARD, building=[[1, 2, 3, 4, 5]],
                     players=[{"hand": [W, W, 10, 7, 10], "stock": [3, 9],
                               "discard_piles": [[11], [12], [7], []]}, {"stock": [4]}])
-    assert make_agent("expert").act(game) == 0
+    assert make_agent("expert").act(game.view()) == 0
     assert game.describe(0) == "hand Skip-Bo -> building pile 0 as 6"
 
 
@@ -190,10 +194,10 @@ def test_expert_plays_rather_than_hold_back_when_nothing_is_left_to_draw():
     # end the game as a draw.
     game = position(STANDARD, building=[[1, 2, 3, 4, 5, 6]],
                     players=[{"hand": [7, 11], "stock": [9]}, {"stock": [8]}])
-    assert game.describe(make_agent("expert").act(game)).startswith("discard hand")
+    assert game.describe(make_agent("expert").act(game.view())).startswith("discard hand")
     empty = _with_nothing_to_draw(game)
     assert not empty.draw_pile and not empty.set_aside
-    assert empty.describe(make_agent("expert").act(empty)) == "hand 7 -> building pile 0"
+    assert empty.describe(make_agent("expert").act(empty.view())) == "hand 7 -> building pile 0"
 
 
 def test_expert_builds_a_chain_to_its_partners_stock_when_none_reaches_its_own():
@@ -204,9 +208,9 @@ def test_expert_builds_a_chain_to_its_partners_stock_when_none_reaches_its_own()
                     players=[{"hand": [4, 10, 11, 12, 7], "stock": [9]}, {"stock": [5]},
                              {"stock": [8, 5]}, {"stock": [11]}])
     expert = make_agent("expert")
-    assert game.describe(expert.act(game)) == "hand 4 -> building pile 0"
-    game.step(expert.act(game))
-    assert game.describe(expert.act(game)) == "player 2's stock 5 -> building pile 0"
+    assert game.describe(expert.act(game.view())) == "hand 4 -> building pile 0"
+    game.step(expert.act(game.view()))
+    assert game.describe(expert.act(game.view())) == "player 2's stock 5 -> building pile 0"
 
 
 MASTERS = Rules.preset("masters", 2)
@@ -216,9 +220,9 @@ def test_expert_pays_n_coins_as_the_n_its_stock_top_needs_when_no_card_reaches_i
     # Stock 5 on a pile showing 3: no 4 anywhere, no card to buy; 4 coins as the 4.
     game = position(MASTERS, building=[[1, 2, 3]],
                     players=[{"hand": [9, 10, 11, 12, 8], "stock": [2, 5]}, {"stock": [7, 7]}])
-    chosen = make_agent("expert").act(game)
+    chosen = make_agent("expert").act(game.view())
     assert game.describe(chosen) == "pay 4 coins as the 4 on building pile 0"
-    assert make_agent("expert_tolls").act(game) not in (
+    assert make_agent("expert_tolls").act(game.view()) not in (
         game.layout.coin_play(i) for i in range(4))
 
 
@@ -226,7 +230,7 @@ def test_expert_buys_another_players_discard_top_for_1_coin_rather_than_pay_the_
     game = position(MASTERS, building=[[1, 2, 3]],
                     players=[{"hand": [9, 10, 11, 12, 8], "stock": [2, 5]},
                              {"stock": [7, 7], "discard_piles": [[6], [4], [], []]}])
-    chosen = make_agent("expert").act(game)
+    chosen = make_agent("expert").act(game.view())
     assert game.layout.decode(chosen).kind == "buy"
     assert game.describe(chosen).startswith("buy") and "discard pile 1" in game.describe(chosen)
 
@@ -235,17 +239,17 @@ def test_expert_plays_cards_before_coins_when_its_cards_reach_the_stock_top():
     game = position(MASTERS, building=[[1, 2, 3]],
                     players=[{"hand": [4, 10, 11, 12, 8], "stock": [2, 5]},
                              {"stock": [7, 7], "discard_piles": [[4], [], [], []]}])
-    assert game.describe(make_agent("expert").act(game)) == "hand 4 -> building pile 0"
+    assert game.describe(make_agent("expert").act(game.view())) == "hand 4 -> building pile 0"
 
 
 def test_expert_never_buys_another_players_last_stock_card():
     # Buying it would empty that stock and win the game for its owner: a coin play instead.
     game = position(MASTERS, building=[[1, 2, 3]],
                     players=[{"hand": [9, 10, 11, 12, 8], "stock": [2, 5]}, {"stock": [4]}])
-    assert game.layout.decode(make_agent("expert").act(game)).kind == "coin"
+    assert game.layout.decode(make_agent("expert").act(game.view())).kind == "coin"
     two = position(MASTERS, building=[[1, 2, 3]],
                    players=[{"hand": [9, 10, 11, 12, 8], "stock": [2, 5]}, {"stock": [9, 4]}])
-    chosen = make_agent("expert").act(two)
+    chosen = make_agent("expert").act(two.view())
     assert two.layout.decode(chosen).kind == "buy" and "stock" in two.describe(chosen)
 
 
@@ -253,12 +257,12 @@ def test_expert_follows_a_coin_play_with_its_stock_top_and_pays_no_coin_it_canno
     game = position(MASTERS, building=[[1, 2, 3]],
                     players=[{"hand": [9, 10, 11, 12, 8], "stock": [2, 5]}, {"stock": [7, 7]}])
     expert = make_agent("expert")
-    game.step(expert.act(game))
+    game.step(expert.act(game.view()))
     assert game.phase == "coin_followup"
-    assert game.describe(expert.act(game)) == "stock 5 -> building pile 0"
+    assert game.describe(expert.act(game.view())) == "stock 5 -> building pile 0"
     poor = position(MASTERS, building=[[1, 2, 3]], coins=[3, 21],
                     players=[{"hand": [9, 10, 11, 12, 8], "stock": [2, 5]}, {"stock": [7, 7]}])
-    assert poor.layout.decode(expert.act(poor)).kind == "discard"
+    assert poor.layout.decode(expert.act(poor.view())).kind == "discard"
 
 
 def test_expert_tolls_spends_coins_only_on_tolls_and_is_expert_outside_masters():
@@ -267,7 +271,7 @@ def test_expert_tolls_spends_coins_only_on_tolls_and_is_expert_outside_masters()
         for deal in range(3):
             game, agent = Game(MASTERS, seed=deal), make_agent(name, deal)
             while not game.is_over:
-                action = agent.act(game)
+                action = agent.act(game.view())
                 kinds[name].add(game.layout.decode(action).kind)
                 game.step(action)
     assert {"coin", "buy"} <= kinds["expert"]
@@ -276,13 +280,14 @@ def test_expert_tolls_spends_coins_only_on_tolls_and_is_expert_outside_masters()
     a, b = make_agent("expert", 3), make_agent("expert_tolls", 3)
     game = Game(rules, seed=5)
     while not game.is_over:
-        move = a.act(game)
-        assert b.act(game) == move
+        move = a.act(game.view())
+        assert b.act(game.view()) == move
         game.step(move)
 
 
 def test_a_round_robin_gives_the_pairwise_table_and_elo_ratings():
-    from skipbo_env.players.tournament import elo, round_robin
+    from skipbo_env.arena.stats import elo
+    from skipbo_env.arena.tournament import round_robin
     rules = Rules.preset("standard", 2, stock_size=4)
     result = round_robin(rules, ["naive", "greedy", "random"], 20, seed=2, workers=1,
                          progress=False)
@@ -301,7 +306,8 @@ def test_lookahead_keeps_experts_choice_unless_the_search_shows_a_better_one(mon
         game, out = Game(Rules.preset("standard", 2, stock_size=10), deal), []
         expert = make_agent("expert")
         while not game.is_over:
-            out.append(agent.act(game) if game.current_player == 0 else expert.act(game))
+            player = agent if game.current_player == 0 else expert
+            out.append(player.act(game.view()))
             game.step(out[-1])
         return out
     deals = range(4)
@@ -321,8 +327,8 @@ def test_expert_pays_at_most_coin_limit_coins_for_one_number():
     # Past the presets (16 numbers, 30 coins each) a gap can cost more than COIN_LIMIT (12):
     # the 12 on a pile showing 11 is paid for, the 13 on a pile showing 12 is not.
     twelve = coin_gap_position(12)
-    assert twelve.describe(make_agent("expert").act(twelve)) == \
+    assert twelve.describe(make_agent("expert").act(twelve.view())) == \
         "pay 12 coins as the 12 on building pile 0"
     thirteen = coin_gap_position(13)
     assert thirteen.layout.coin_play(0) in thirteen.legal_actions()
-    assert thirteen.layout.decode(make_agent("expert").act(thirteen)).kind != "coin"
+    assert thirteen.layout.decode(make_agent("expert").act(thirteen.view())).kind != "coin"

@@ -1,4 +1,4 @@
-"""Benchmark tasks (skipbo_env/players/benchmark.py, docs/benchmark.md): fixed rules,
+"""Benchmark tasks (skipbo_env/arena/benchmark.py, docs/benchmark.md): fixed rules,
 population and protocol; reruns give identical results; ratings from openskill order players
 as their results do; `skipbo benchmark` prints and writes them."""
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from skipbo_env.players import benchmark as bench
+from skipbo_env.arena import benchmark as bench
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).parent / "data" / "benchmark_tasks.json"
@@ -171,7 +171,9 @@ def test_the_exploitability_proxy_trains_a_best_response_and_reports_its_win_rat
                             capture_output=True, text=True, timeout=900, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     data = json.loads((out / "short_2p_exploit_random.json").read_text())
-    assert data["format"] == bench.EXPLOIT_FORMAT and data["target"] == "random"
+    from skipbo_env.train.exploit import EXPLOIT_FORMAT
+
+    assert data["format"] == EXPLOIT_FORMAT and data["target"] == "random"
     assert data["steps"] >= 100 and data["games"] == 4 and not data["protocol"]
     assert data["config"]["vec_env"] == "batched" and data["config"]["opponents"] == {
         "random": 1.0}
@@ -187,12 +189,13 @@ def test_the_reference_ppo_config_is_the_best_responses_training_config():
     # docs/benchmark.md's "MaskablePPO against scripted players" row is the best response to
     # expert on short_2p: the committed config must train exactly what --exploit trains.
     from skipbo_env.train import config as C
+    from skipbo_env.train.exploit import exploit_config
 
     shipped = C.load(str(ROOT / "configs" / "ref_ppo_vs_expert_short_2p.yaml"))
-    made = C.validate(bench.exploit_config(bench.task("short_2p"), "expert", 1_000_000))
+    made = C.validate(exploit_config(bench.task("short_2p"), "expert", 1_000_000))
     ignore = {"name", "output_dir", "log_dir"}
-    assert ({k: v for k, v in shipped.items() if k not in ignore}
-            == {k: v for k, v in made.items() if k not in ignore})
+    assert ({k: v for k, v in shipped.to_dict().items() if k not in ignore}
+            == {k: v for k, v in made.to_dict().items() if k not in ignore})
 
 
 def test_the_exploit_seating_puts_the_player_alone_against_the_target_in_every_other_seat():
@@ -222,7 +225,7 @@ def test_the_seat_results_script_with_seating_exploit_scores_the_exploit_seating
 
 @pytest.mark.parametrize("args, message", [
     (["short_2p", "--player", "greedy", "--against", "greedy"], "must differ"),
-    (["short_2p", "--player", "nobody", "--against", "greedy"], "unknown agent 'nobody'"),
+    (["short_2p", "--player", "nobody", "--against", "greedy"], "unknown player 'nobody'"),
     (["short_2p", "--player", "greedy", "--against", "naive", "--games", "0"], "--games"),
     (["short_2p", "--player", "greedy", "--against", "naive", "--seating", "x"], "invalid choice"),
 ])

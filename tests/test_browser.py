@@ -22,7 +22,7 @@ if not os.path.exists(CHROMIUM):
         raise RuntimeError("CI needs Debian's chromium for the browser tests (.ci/run installs it)")
     pytest.skip("chromium is not installed", allow_module_level=True)
 
-from skipbo_env.apps.web.server import create_app  # noqa: E402
+from skipbo_env.apps.web.server import create_app
 
 PLAYER_KEYS = {"seat", "name", "stock_top", "stock_size", "hand_size", "discards", "team",
                "coins", "hand_stacks"}

@@ -16,9 +16,10 @@ import pytest
 
 pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
 
-from skipbo_env.players.policy import load_model, load_policy_agent  # noqa: E402
-from skipbo_env.players.registry import make_agent  # noqa: E402
-from skipbo_env.rules import Rules  # noqa: E402
+from skipbo_env.players.checkpoints import load_model
+from skipbo_env.players.policy import load_policy_agent
+from skipbo_env.players.registry import make_agent
+from skipbo_env.rules import Rules
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ROOT / "checkpoints" / "short_2p.zip"
@@ -74,7 +75,7 @@ def test_make_agent_and_load_policy_agent_never_unpickle_a_checkpoint(planted):
     from skipbo_env import Game
 
     game = Game(Rules.preset("short", 2, stock_size=3), seed=0)
-    game.step(agent.act(game))
+    game.step(agent.act(game.view()))
     assert not marker.exists()
 
 

@@ -38,7 +38,7 @@ def test_an_error_after_parsing_prints_the_subcommands_usage_line(capsys):
     with pytest.raises(SystemExit):
         main(["tournament", "--players", "expert,bogus", "--games", "2"])
     err = capsys.readouterr().err
-    assert "usage: skipbo tournament" in err and "unknown agent 'bogus'" in err
+    assert "usage: skipbo tournament" in err and "unknown player 'bogus'" in err
     with pytest.raises(SystemExit):
         main(["evaluate", "nowhere.zip"])
     assert "usage: skipbo evaluate" in capsys.readouterr().err
@@ -73,7 +73,7 @@ def test_a_command_without_its_extra_names_the_extra_to_install(modules, argv, e
 def test_a_train_extra_package_that_fails_to_import_is_named_with_its_error(monkeypatch):
     import builtins
 
-    from skipbo_env.train import missing_train_extra
+    from skipbo_env.extras import missing_train_extra
 
     pytest.importorskip("sb3_contrib")  # imported before torch breaks (it imports torch too)
     real = builtins.__import__

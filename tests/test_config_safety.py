@@ -12,10 +12,10 @@ from hypothesis import strategies as st
 
 pytest.importorskip("yaml", reason="the train extra is not installed")
 
-from skipbo_env.train import config as cfgmod  # noqa: E402
-from skipbo_env.train import rllib_ppo  # noqa: E402
-from skipbo_env.train.config import ConfigError  # noqa: E402
-from skipbo_env.train.ppo import RUN_MARK, fresh_run_dir  # noqa: E402
+from skipbo_env.train import config as cfgmod
+from skipbo_env.train import rllib_ppo
+from skipbo_env.train.config import ConfigError
+from skipbo_env.train.ppo import RUN_MARK, fresh_run_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 SMOKE = cfgmod.read_yaml(str(ROOT / "configs" / "smoke.yaml"))
@@ -157,7 +157,7 @@ def test_rollout_labels_need_the_batched_expert_as_teacher():
                                           "pretrain.teacher expert"):
         cfgmod.validate(base)
     base["pretrain"]["teacher"] = "expert"
-    assert cfgmod.validate(base)["pretrain"]["rollout"] == {"enabled": True, "margin": 1.0,
+    assert cfgmod.validate(base).pretrain.rollout.to_dict() == {"enabled": True, "margin": 1.0,
                                                            "win_bonus": 10.0, "deals": 0}
 
 
@@ -204,15 +204,15 @@ def test_a_run_started_from_a_checkpoint_must_fit_it(change, message):
 
 def test_a_checkpoint_of_the_same_game_and_network_may_start_a_run_at_another_stock_size():
     cfg = cfgmod.validate({**SMOKE, **FROM_SHORT})  # the checkpoint was trained at stock 10
-    assert cfg["init"] == SHORT_CKPT and cfg["_rules"].stock_size == 3
-    assert cfgmod.validate({**SMOKE, "init": None})["init"] == ""
+    assert cfg.init == SHORT_CKPT and cfg.game_rules.stock_size == 3
+    assert cfgmod.validate({**SMOKE, "init": None}).init == ""
 
 
 def test_cloning_after_a_checkpoint_goes_on_from_its_weights():
     raw = {**SMOKE, **FROM_SHORT, "vec_env": "batched", "n_envs": 64,
            "pretrain": {"samples": 200, "dagger": {"rounds": 1, "samples": 100}}}
     cfg = cfgmod.validate(raw)
-    assert cfg["init"] == SHORT_CKPT and cfg["pretrain"]["samples"] == 200
+    assert cfg.init == SHORT_CKPT and cfg.pretrain.samples == 200
 
 
 RLLIB_BAD = [
@@ -282,9 +282,9 @@ def test_a_mutated_config_is_accepted_whole_or_refused_with_a_config_error(valid
         cfg = validate(raw)
     except ConfigError:
         return
-    assert cfgmod.RUN_NAME.fullmatch(cfg["name"])
-    assert _finite_leaves({k: v for k, v in cfg.items() if not k.startswith("_")})
-    assert 0 <= cfg["seed"] <= cfgmod.SEED_MAX
+    assert cfgmod.RUN_NAME.fullmatch(cfg.name)
+    assert _finite_leaves(cfg.to_dict())
+    assert 0 <= cfg.seed <= cfgmod.SEED_MAX
 
 
 def test_a_config_nested_too_deeply_is_a_config_error(tmp_path):

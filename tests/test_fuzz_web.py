@@ -8,12 +8,12 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed")
 
-from hypothesis import HealthCheck, event, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from starlette.testclient import TestClient  # noqa: E402
-from test_web import app_for_tests, assert_no_hidden_card  # noqa: E402
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
+from test_web import app_for_tests, assert_no_hidden_card
 
-from skipbo_env.rules import VARIANTS  # noqa: E402
+from skipbo_env.rules import VARIANTS
 
 FIELDS = ["variant", "opponents", "stock_size", "seed", "action", "version", "extra"]
 ACTIONS = ["move", "undo", "hint", "next"]

@@ -19,7 +19,7 @@ def _play(env, seed, learner=None):
     trace, rewards = [obs], []
     while True:
         if learner is not None and not env.game.is_over:
-            action = learner.act(env.game)
+            action = learner.act(env.game.view())
         else:
             action = rng.choice(np.flatnonzero(env.action_masks()))
         obs, reward, terminated, truncated, info = env.step(action)
@@ -83,9 +83,9 @@ def test_the_reward_is_plus_one_for_a_win_minus_one_for_a_loss_with_the_end_in_i
         assert all(r == 0 for r in rewards[:-1])
         assert info["stock_sizes"].tolist() == [len(s) for s in env.game.stocks]
         assert info["turn"] == env.game.turn
-        assert info["won"].tolist() == [p in env.game.winning_seats() for p in range(2)]
-        expected = 0.0 if env.game.winner in (None, "draw") else (
-            1.0 if env.game.winner == info["seat"] else -1.0)
+        assert info["won"].tolist() == [p in list(env.game.winners) for p in range(2)]
+        expected = 0.0 if not env.game.winners else (
+            1.0 if info["seat"] in env.game.winners else -1.0)
         assert rewards[-1] == expected
         seen.add(expected)
     assert {1.0, -1.0} <= seen
@@ -137,9 +137,9 @@ def test_an_illegal_action_ends_the_game_as_a_loss_or_raises_if_asked():
 def test_opponents_are_names_agents_or_callables_one_per_other_seat():
     calls = []
 
-    def first_legal(game):
-        calls.append(game.current_player)
-        return game.legal_actions()[0]
+    def first_legal(view):  # a player is given its seat's view, never the game
+        calls.append(view.seat)
+        return view.legal_actions[0]
 
     env = SkipBoEnv("standard", 3, opponents=[make_agent("greedy", 1), first_legal], seat=0,
                     stock_size=10)
@@ -212,7 +212,7 @@ def test_every_info_has_the_same_keys_each_of_one_type_and_shape():
             shape = tuple((k, type(v).__name__, getattr(v, "shape", None),
                            getattr(v, "dtype", None)) for k, v in sorted(info.items()))
             seen.add(shape)
-        assert infos[-1]["won"].any() == (env.game.winning_seats() != [])
+        assert infos[-1]["won"].any() == (list(env.game.winners) != [])
         assert not infos[-1]["action_mask"].any() and infos[0]["action_mask"].any()
     assert len(seen) == 1, seen
     assert {k for k, *_ in seen.pop()} == {"seat", "turn", "won", "stock_sizes",

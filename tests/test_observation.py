@@ -22,7 +22,7 @@ def part(encoder, obs, name):
 
 
 def seat_block(encoder, obs, k):
-    o = dict((n, s) for n, s, _ in encoder.sections)["seats"] + k * encoder.seat_width
+    o = {n: s for n, s, _ in encoder.sections}["seats"] + k * encoder.seat_width
     return obs[o:o + encoder.seat_width]
 
 

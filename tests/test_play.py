@@ -1,6 +1,7 @@
 """Playing against bots: the session behind `skipbo play` and `skipbo serve`, and the
 terminal game driven through its input stream."""
 
+import itertools
 import json
 import subprocess
 import sys
@@ -125,19 +126,19 @@ def test_the_hint_is_experts_move():
 
     s = PlaySession("standard", "expert", seed=3)
     s.play_bots()
-    assert s.hint().action == make_agent("expert", 0).act(s.game)
+    assert s.hint().action == make_agent("expert", 0).act(s.game.view())
 
 
 @pytest.mark.parametrize("spec, message", [
     ("", "give 1 to 5 opponents"), ("a,b,c,d,e,f", "at most 5 opponents"),
-    ("wizard", "unknown agent 'wizard'")])
+    ("wizard", "unknown opponent 'wizard'")])
 def test_bad_opponents_are_refused_naming_the_problem(spec, message):
     with pytest.raises(ValueError, match=message):
         PlaySession("standard", spec)
 
 
 def test_every_variant_can_be_played_with_up_to_five_opponents():
-    assert parse_opponents("random, naive") == ["random", "naive"]
+    assert [spec.name for spec in parse_opponents("random, naive")] == ["random", "naive"]
     for variant in VARIANTS:
         n = max(allowed_players(variant))
         s = PlaySession(variant, ",".join(["random"] * (n - 1)), seed=1, stock_size=2)
@@ -179,7 +180,7 @@ def test_skipbo_play_leaves_quietly_at_the_end_of_input():
 
 def test_skipbo_play_refuses_bad_arguments_with_a_message():
     result = _play(["--opponents", "wizard"], "")
-    assert result.returncode == 2 and "unknown agent 'wizard'" in result.stderr
+    assert result.returncode == 2 and "unknown opponent 'wizard'" in result.stderr
     result = _play(["--variant", "partnership", "--opponents", "naive"], "")
     assert result.returncode == 2 and "partnership" in result.stderr
 
@@ -263,7 +264,7 @@ def test_the_table_before_the_bots_turn_is_drawn_before_their_first_move_and_onc
             assert events[i - 1][1] == events[i - 2][1]
     assert sum(events[i - 2][0] == "played" for i in starts if i >= 2) > 3
     tables = [state for kind, state in events if kind == "table"]
-    assert all(a != b for a, b in zip(tables, tables[1:]))  # never the same table twice
+    assert all(a != b for a, b in itertools.pairwise(tables))  # never the same table twice
 
 
 def test_an_empty_line_asks_for_a_move_and_help_explains_the_card_marks():

@@ -8,7 +8,7 @@ import pytest
 
 from skipbo_env import Game, Rules
 from skipbo_env.players.lookahead import PolicyLookaheadAgent
-from skipbo_env.players.registry import check_player, checkpoint_of, is_checkpoint, make_agent
+from skipbo_env.players.registry import PlayerKind, make_agent, parse_player
 
 pytest.importorskip("sb3_contrib")
 
@@ -22,28 +22,28 @@ def _moves(agent, seed: int, turns: int = 60) -> list[int]:
     game, expert, out = Game(RULES, seed=seed), make_agent("expert", 1), []
     while not game.is_over and game.turn < turns:
         if game.current_player == 0:
-            action = agent.act(game)
+            action = agent.act(game.view())
             assert game.action_mask()[action]
             out.append(action)
             game.step(action)
         else:
-            game.step(expert.act(game))
+            game.step(expert.act(game.view()))
     return out
 
 
 def test_lookahead_colon_a_checkpoint_names_the_search_around_that_policy():
-    assert check_player(NAME) == NAME
-    assert checkpoint_of(NAME) == CKPT and not is_checkpoint(NAME)
+    spec = parse_player(NAME)
+    assert spec.name == NAME and spec.path == CKPT and spec.kind is PlayerKind.SEARCH
     agent = make_agent(NAME, 3, RULES)
     assert isinstance(agent, PolicyLookaheadAgent) and agent.policy.path == CKPT
     with pytest.raises(ValueError, match="does not exist"):
-        check_player("lookahead:checkpoints/missing.zip")
+        parse_player("lookahead:checkpoints/missing.zip")
     with pytest.raises(ValueError, match="unknown player 'lookahead:expert'"):
-        check_player("lookahead:expert")
+        parse_player("lookahead:expert")
     # Where only some checkpoints are allowed (the web server), so is the search around them.
-    assert check_player(NAME, checkpoints=[CKPT]) == NAME
+    assert parse_player(NAME, checkpoints=[CKPT]).name == NAME
     with pytest.raises(ValueError, match="unknown"):
-        check_player("lookahead:checkpoints/standard_2p.zip", checkpoints=[CKPT])
+        parse_player("lookahead:checkpoints/standard_2p.zip", checkpoints=[CKPT])
 
 
 def _plays_as_the_policy(agent, policy, seed: int) -> None:
@@ -51,8 +51,8 @@ def _plays_as_the_policy(agent, policy, seed: int) -> None:
     for _ in range(40):
         if game.is_over:
             break
-        assert agent.act(game) == policy.act(game)
-        game.step(policy.act(game))
+        assert agent.act(game.view()) == policy.act(game.view())
+        game.step(policy.act(game.view()))
 
 
 def test_the_search_plays_the_policys_move_where_the_policy_is_sure():
@@ -77,16 +77,16 @@ def test_the_search_is_a_function_of_its_seed_and_sometimes_overrules_the_policy
         expert = make_agent("expert", 1)
         while not game.is_over and game.turn < 60:
             if game.current_player == 0:
-                action = agent.act(game)
-                differs += action != policy.act(game)
+                action = agent.act(game.view())
+                differs += action != policy.act(game.view())
                 game.step(action)
             else:
-                game.step(expert.act(game))
+                game.step(expert.act(game.view()))
     assert differs > 0
 
 
 def test_the_search_plays_in_the_tournament_harness():
-    from skipbo_env.players.tournament import run_games
+    from skipbo_env.arena.tournament import run_games
 
     result = run_games(RULES, [NAME, "naive"], games=2, seed=0, workers=1, progress=False)
     assert result["games"] == 2 and set(result["players"]) == {NAME, "naive"}

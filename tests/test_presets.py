@@ -11,13 +11,13 @@ from skipbo_env import VARIANTS, Game, Rules, allowed_players
 TABLE = {
     # name: (players, deck size, max rank, stock by players, hand size, hand mode, discard piles)
     "standard": ((2, 3, 4, 5, 6), 162, 12, {2: 30, 3: 30, 4: 30, 5: 20, 6: 20}, 5, "refill", 4),
-    "short": ((2, 3, 4, 5, 6), 162, 12, {n: 10 for n in range(2, 7)}, 5, "refill", 4),
+    "short": ((2, 3, 4, 5, 6), 162, 12, dict.fromkeys(range(2, 7), 10), 5, "refill", 4),
     "quick": ((2, 3, 4, 5, 6), 162, 12, {2: 20, 3: 20, 4: 20, 5: 15, 6: 15}, 5, "refill", 4),
     "partnership": ((4,), 162, 12, {4: 30}, 5, "refill", 4),
     "junior": ((2, 3, 4), 96, 10, {2: 10, 3: 10, 4: 10}, 3, "stacked", 0),
     "junior_classic": ((2, 3, 4), 96, 10, {2: 15, 3: 12, 4: 10}, 4, "stacked", 0),
-    "masters": ((2, 3, 4, 5, 6), 168, 12, {n: 15 for n in range(2, 7)}, 5, "refill", 4),
-    "masters_short": ((2, 3, 4, 5, 6), 168, 12, {n: 10 for n in range(2, 7)}, 5, "refill", 4),
+    "masters": ((2, 3, 4, 5, 6), 168, 12, dict.fromkeys(range(2, 7), 15), 5, "refill", 4),
+    "masters_short": ((2, 3, 4, 5, 6), 168, 12, dict.fromkeys(range(2, 7), 10), 5, "refill", 4),
 }
 
 

@@ -31,7 +31,7 @@ def card_counts(game):
     piles = [game.draw_pile, game.set_aside, *game.building, *game.stocks]
     for p in range(game.rules.num_players):
         piles += game.discards[p]
-        piles += game.hands[p] if game.rules.stacked else [game.hands[p]]
+        piles += [game.hands[p], *game.stacks[p]]
     for pile in piles:
         for c in pile:
             if c >= 0:  # a coin play's place in a building pile is no card
@@ -207,7 +207,7 @@ def legal_by_the_rules(game):
     def card_of(source, seat=None):
         if source.kind == "hand":
             if rules.stacked:
-                stack = game.hands[p][source.index]
+                stack = game.stacks[p][source.index]
                 return stack[-1] if stack else None
             return source.index if source.index in game.hands[p] else None
         owner = team[source.owner] if seat is None else seat

@@ -1,7 +1,6 @@
 """Training on Ray RLlib (training/rllib_train.py, skipbo_env.rllib). The config tests run
 everywhere; the training tests run when the rllib extra is installed (CI installs it)."""
 
-import copy
 import json
 import os
 
@@ -17,7 +16,7 @@ SMOKE = os.path.join(ROOT, "configs", "rllib_smoke.yaml")
 
 def smoke(tmp_path, **changes):
     cfg = load(SMOKE)
-    raw = {k: copy.deepcopy(v) for k, v in cfg.items() if not k.startswith("_")}
+    raw = cfg.to_dict()
     raw.update(changes)
     raw["output_dir"] = str(tmp_path)
     return validate(raw)
@@ -35,7 +34,7 @@ def test_the_configs_directory_holds_the_rllib_configs():
 @pytest.mark.parametrize("name", RLLIB_CONFIGS)
 def test_the_shipped_rllib_configs_validate(name):
     cfg = load(os.path.join(ROOT, "configs", f"{name}.yaml"))
-    assert cfg["name"] == name and cfg["iterations"] >= 1
+    assert cfg.name == name and cfg.iterations >= 1
 
 
 def test_a_figure_rllib_reports_as_nan_is_written_to_the_curve_as_null():
@@ -71,7 +70,7 @@ def test_a_figure_rllib_reports_as_nan_is_written_to_the_curve_as_null():
     ({"stock_reward": "a lot"}, "stock_reward must be a number"),
 ])
 def test_a_bad_rllib_config_is_refused_naming_the_key(tmp_path, change, message):
-    raw = {k: v for k, v in load(SMOKE).items() if not k.startswith("_")}
+    raw = load(SMOKE).to_dict()
     for key, value in change.items():
         if isinstance(value, dict) and isinstance(raw.get(key), dict) and key not in (
                 "rules", "opponents"):
@@ -124,14 +123,14 @@ def test_one_short_training_iteration_on_a_tiny_stock_writes_all_three_outputs(t
     with open(out / "rllib_smoke.json") as f:
         written = json.load(f)
     assert written["rules"]["stock_size"] == 3 and written["rules"]["variant"] == "short"
-    assert written["curve"][0]["env_steps"] >= cfg["ppo"]["train_batch_size"]
+    assert written["curve"][0]["env_steps"] >= cfg.ppo.train_batch_size
     assert written["versions"]["ray"]
 
 
 def test_the_result_is_evaluated_against_random_by_the_tournament_harness(trained):
     cfg, card, _ = trained
     result = card["evaluation"]["random"]
-    assert result["games"] >= cfg["eval"]["games"]
+    assert result["games"] >= cfg.eval.games
     assert 0.0 <= result["win_rate"] <= 1.0
 
 
@@ -145,9 +144,9 @@ def test_the_exported_policy_is_a_player_for_tournament_evaluate_and_play(traine
     path = str(out / "rllib_smoke.zip")
     bot = PlaySession("short", [path], seed=0, stock_size=3).bots[1]
     assert isinstance(bot, PolicyAgent)
-    game = Game(cfg["_rules"], seed=3)
+    game = Game(cfg.game_rules, seed=3)
     while not game.is_over:
-        game.step(bot.act(game))
+        game.step(bot.act(game.view()))
     assert not cli(["evaluate", path, "--opponents", "random", "--games", "4", "--quiet"])
     assert not cli(["tournament", "--players", f"{path},random", "--games", "2", "--variant",
                     "short", "--stock-size", "3", "--quiet"])
@@ -159,7 +158,7 @@ def test_the_exported_policy_chooses_as_the_rllib_module_does(trained):
     from ray.rllib.core.rl_module.rl_module import RLModule
 
     from skipbo_env.envs.roles import RolesEnv
-    from skipbo_env.players.policy import load_model
+    from skipbo_env.players.checkpoints import load_model
 
     *_, out = trained
     module = RLModule.from_checkpoint(
@@ -224,4 +223,4 @@ def test_partnership_trains_with_team_members_on_one_policy(ray_local, tmp_path)
                 eval={"games": 4, "opponents": ["random"]})
     card = train(cfg, log=lambda line: None)
     assert card["evaluation"]["random"]["games"] >= 4
-    assert card["env_steps"] >= cfg["ppo"]["train_batch_size"]
+    assert card["env_steps"] >= cfg.ppo.train_batch_size

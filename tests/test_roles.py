@@ -11,7 +11,7 @@ from skipbo_env.envs.roles import RolesEnv, check_opponents
 
 def play_out(env, rng):
     """Random legal actions until every agent is done; returns {agent: total reward}."""
-    totals = {a: 0.0 for a in env.agents}
+    totals = dict.fromkeys(env.agents, 0.0)
     for agent in env.agent_iter():
         obs, reward, term, trunc, _ = env.last()
         totals[agent] += reward
@@ -126,7 +126,7 @@ def test_an_illegal_action_ends_the_game_as_a_loss_for_the_agent_that_played_it(
     env.step(illegal)
     assert env.game.to_dict() == before  # the game is left as it was
     assert all(env.terminations.values()) and all(env.truncations.values())
-    totals = {a: 0.0 for a in env.agents}
+    totals = dict.fromkeys(env.agents, 0.0)
     flags = {}
     for agent in env.agent_iter():
         obs, reward, term, trunc, info = env.last()

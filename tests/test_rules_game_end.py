@@ -97,7 +97,7 @@ def test_the_team_wins_when_both_its_stocks_are_empty():
     game = position(PARTNERSHIP, players=[{"hand": [9, 9, 10, 11, 12], "stock": [1]},
                                           {"stock": [6]}, {"stock": []}, {"stock": [7, 7]}])
     play(game, "stock 1 -> building pile 0")
-    assert game.is_over and game.winner == [0, 2]
+    assert game.is_over and game.winners == (0, 2)
     assert game.returns() == [1.0, -1.0, 1.0, -1.0]
 
 
@@ -105,7 +105,7 @@ def test_the_team_also_wins_when_a_player_empties_the_partners_stock():
     game = position(PARTNERSHIP, players=[{"hand": [9, 9, 10, 11, 12], "stock": []},
                                           {"stock": [6]}, {"stock": [1]}, {"stock": [7]}])
     play(game, "player 2's stock 1 -> building pile 0")
-    assert game.winner == [0, 2]
+    assert game.winners == (0, 2)
 
 
 # -- games that cannot progress ------------------------------------------------------------------
@@ -131,14 +131,14 @@ def _stall(game):
 def test_a_full_round_with_no_card_played_and_nothing_to_draw_ends_the_game_as_a_draw():
     game = _stuck()
     _stall(game)
-    assert game.phase == "drawn" and game.winner == "draw"
+    assert game.phase == "drawn" and game.winners == ()
     assert game.returns() == [0.0, 0.0]
 
 
 def test_under_fewest_stock_a_stalled_game_goes_to_the_player_with_the_fewest_stock_cards():
     game = _stuck(outcome="fewest_stock")
     _stall(game)
-    assert game.phase == "won" and game.winner == 0 and game.winning_seats() == [0]
+    assert game.phase == "won" and game.winners == (0,)
     assert game.returns() == [1.0, -1.0]
 
 
@@ -149,7 +149,7 @@ def test_under_fewest_stock_a_tie_for_the_fewest_stock_cards_is_a_draw():
                     players=[{"hand": [12], "stock": [11], "discard_piles": [[6, 7], [], [], []]},
                              {"hand": [10], "stock": [9], "discard_piles": [[5], [8], [], []]}])
     _stall(game)
-    assert game.phase == "drawn" and game.winner == "draw" and game.returns() == [0.0, 0.0]
+    assert game.phase == "drawn" and game.winners == () and game.returns() == [0.0, 0.0]
 
 
 def test_under_fewest_stock_a_stalled_partnership_goes_to_the_team_with_the_fewest_stock_cards():
@@ -163,7 +163,7 @@ def test_under_fewest_stock_a_stalled_partnership_goes_to_the_team_with_the_fewe
         play(game, f"discard hand {card} -> discard pile 0")
         assert not game.is_over
     play(game, "discard hand 5 -> discard pile 0")
-    assert game.phase == "won" and game.winner == [1, 3]
+    assert game.phase == "won" and game.winners == (1, 3)
     assert game.returns() == [-1.0, 1.0, -1.0, 1.0]
 
 
@@ -196,7 +196,7 @@ def test_max_turns_truncates_the_game():
         legal = game.legal_actions()
         game.step(legal[-1])  # the highest action is always a discard or end turn
     assert game.phase == "truncated" and game.truncated and game.turn == 3
-    assert game.winner is None and game.returns() == [0.0, 0.0]
+    assert game.winners == () and game.returns() == [0.0, 0.0]
 
 
 def test_the_default_turn_limit_is_1000():
@@ -258,14 +258,14 @@ def test_the_first_player_can_stay_seat_0_as_in_skip_bo_junior():
 def test_the_first_to_500_points_wins_the_match():
     match = Match(Rules.preset("short", 2, stock_size=3), seed=2)
     games = 0
-    while match.winner is None:
+    while not match.winners:
         _finish(match.game)
         scored = match.game.points()
         before = list(match.scores)
         match.next_game()
         games += 1
         assert match.scores == [b + s for b, s in zip(before, scored)]
-    assert max(match.scores) >= 500 and match.scores[match.winner] == max(match.scores)
+    assert max(match.scores) >= 500 and match.scores[match.winners[0]] == max(match.scores)
     assert match.games_played == games
     with pytest.raises(ValueError, match="match is over"):
         match.next_game()

@@ -120,7 +120,7 @@ def test_buying_the_last_card_of_another_stock_makes_that_player_win():
     game = position(MASTERS, players=[{"hand": [9, 9, 10, 11, 12], "stock": [7]},
                                       {"stock": [1]}])
     play(game, "buy player 1's stock 1 -> building pile 0")
-    assert game.is_over and game.winner == 1
+    assert game.is_over and game.winners == (1,)
 
 
 # -- tolls -------------------------------------------------------------------------------------
@@ -171,7 +171,7 @@ def test_the_last_stock_card_wins_even_with_a_toll_on_it():
     game = position(MASTERS, players=[{"hand": [9, 9, 10, 11, 12], "stock": [t(1, 2)]},
                                       {"stock": [6]}])
     play(game, "stock 1 (toll 2) -> building pile 0")
-    assert game.is_over and game.winner == 0 and game.coins[0] == 12
+    assert game.is_over and game.winners == (0,) and game.coins[0] == 12
 
 
 # -- handing coins back --------------------------------------------------------------------------

@@ -154,7 +154,7 @@ def test_the_game_is_won_the_moment_the_last_stock_card_is_played_whatever_is_le
     game = position(STANDARD, building=[[1, 2, 3, 4, 5, 6], [], [], []],
                     players=[{"hand": [9, 9, 10, 11, 12], "stock": [7]}, {"stock": [4, 4]}])
     play(game, "stock 7 -> building pile 0")
-    assert game.is_over and game.winner == 0 and game.phase == "won"
+    assert game.is_over and game.winners == (0,) and game.phase == "won"
     assert game.returns() == [1.0, -1.0]
     assert game.legal_actions() == []
     assert game.hands[0] == [9, 9, 10, 11, 12]
@@ -166,14 +166,14 @@ def test_stacked_mode_deals_one_face_up_card_onto_each_hand_stack_stack_0_first(
                                      {"hand": [[4], [], [9]], "stock": [7]}],
                     draw_pile=[3, 2, 1])
     play(game, "end turn")
-    assert game.hands[1] == [[4, 1], [2], [9, 3]]
+    assert game.stacks[1] == [[4, 1], [2], [9, 3]] and game.hands[1] == []
 
 
 def test_junior_classic_deals_four_cards_each_turn():
     game = position(JUNIOR_CLASSIC, players=[{"stock": [8]}, {"stock": [7]}],
                     draw_pile=[4, 3, 2, 1])
     play(game, "end turn")
-    assert game.hands[1] == [[1], [2], [3], [4]]
+    assert game.stacks[1] == [[1], [2], [3], [4]]
 
 
 def test_in_stacked_mode_only_stack_tops_are_playable_and_the_card_below_becomes_playable():
@@ -206,7 +206,7 @@ def test_stacked_hands_keep_unplayed_cards_for_the_next_turn():
                     draw_pile=[10, 10, 10, 9, 9, 9])
     play(game, "end turn")
     play(game, "end turn")
-    assert game.hands[0] == [[5, 10], [6, 10], [9, 10]]
+    assert game.stacks[0] == [[5, 10], [6, 10], [9, 10]]
 
 
 def test_junior_deals_from_the_reshuffled_set_aside_cards_when_the_draw_pile_runs_out():
@@ -221,7 +221,7 @@ def test_junior_deals_from_the_reshuffled_set_aside_cards_when_the_draw_pile_run
     game = Game.from_dict(state)
     assert described(game) == ["end turn"]
     play(game, "end turn")
-    dealt = [stack[-1] for stack in game.hands[1]]
+    dealt = [stack[-1] for stack in game.stacks[1]]
     assert dealt[0] == last and game.set_aside == []
     assert sorted(dealt[1:] + game.draw_pile) == aside
 

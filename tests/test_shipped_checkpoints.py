@@ -8,10 +8,10 @@ import pytest
 
 pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
 
-from skipbo_env import Game, Rules  # noqa: E402
-from skipbo_env.observation import OBS_VERSION  # noqa: E402
-from skipbo_env.players.registry import make_agent  # noqa: E402
-from skipbo_env.train.config import load, validate  # noqa: E402
+from skipbo_env import Game, Rules
+from skipbo_env.observation import OBS_VERSION
+from skipbo_env.players.registry import make_agent
+from skipbo_env.train.config import load, validate
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = ["standard_2p", "short_2p"]
@@ -32,16 +32,16 @@ def _recorded(card: dict) -> dict:
 def test_a_shipped_checkpoint_has_the_model_card_of_its_config(name):
     card = json.loads((ROOT / "checkpoints" / f"{name}.json").read_text())
     cfg = load(str(ROOT / "configs" / f"{name}.yaml"))
-    raw = {k: v for k, v in cfg.items() if not k.startswith("_")}
+    raw = cfg.to_dict()
     # The card's config as today's loader reads it (keys added since take their defaults).
-    recorded = {k: v for k, v in validate(_recorded(card)).items() if not k.startswith("_")}
-    assert recorded == raw and card["seed"] == cfg["seed"]
-    assert Rules.from_dict(card["rules"]) == cfg["_rules"]
+    recorded = validate(_recorded(card)).to_dict()
+    assert recorded == raw and card["seed"] == cfg.seed
+    assert Rules.from_dict(card["rules"]) == cfg.game_rules
     assert card["obs_version"] == OBS_VERSION  # trained on today's encoding
-    assert card["steps"] >= cfg["total_timesteps"]
+    assert card["steps"] >= cfg.total_timesteps
     results = card["evaluation"]["results"]
-    assert set(results) == set(cfg["eval"]["final_opponents"])
-    assert all(r["games"] == cfg["eval"]["final_games"] for r in results.values())
+    assert set(results) == set(cfg.eval.final_opponents)
+    assert all(r["games"] == cfg.eval.final_games for r in results.values())
     # A full SB3 save (Adam's state included, so that SB3 can resume from it); a network of
     # [512, 512, 256] is about 18 MB of it.
     assert (ROOT / "checkpoints" / f"{name}.zip").stat().st_size < 32 * 2**20
@@ -59,11 +59,11 @@ def test_a_shipped_checkpoint_loads_and_plays_legal_moves_in_every_seat(name):
         moves = 0
         while not game.is_over:
             if game.current_player == seat:
-                action = agent.act(game)
+                action = agent.act(game.view())
                 assert action in game.legal_actions()
                 moves += 1
             else:
-                action = others.act(game)
+                action = others.act(game.view())
             game.step(action)
         assert moves > 0 and game.phase in ("won", "drawn", "truncated")
 
@@ -87,15 +87,15 @@ def test_the_shipped_rllib_checkpoint_has_the_model_card_of_its_config():
 
     card = json.loads((ROOT / "checkpoints" / "rllib_standard_2p.json").read_text())
     cfg = load_rllib(str(ROOT / "configs" / "rllib_standard_2p.yaml"))
-    raw = {k: v for k, v in cfg.items() if not k.startswith("_")}
+    raw = cfg.to_dict()
     # The card's config as today's loader reads it (keys added since take their defaults).
     recorded = validate_rllib(_recorded(card))
-    assert {k: v for k, v in recorded.items() if not k.startswith("_")} == raw
-    assert Rules.from_dict(card["rules"]) == cfg["_rules"]
-    assert card["iterations"] == cfg["iterations"] == len(card["curve"])
-    assert card["env_steps"] >= cfg["iterations"] * cfg["ppo"]["train_batch_size"]
-    assert set(card["evaluation"]) == set(cfg["eval"]["opponents"])
-    assert all(r["games"] >= cfg["eval"]["games"] for r in card["evaluation"].values())
+    assert recorded.to_dict() == raw
+    assert Rules.from_dict(card["rules"]) == cfg.game_rules
+    assert card["iterations"] == cfg.iterations == len(card["curve"])
+    assert card["env_steps"] >= cfg.iterations * cfg.ppo.train_batch_size
+    assert set(card["evaluation"]) == set(cfg.eval.opponents)
+    assert all(r["games"] >= cfg.eval.games for r in card["evaluation"].values())
 
 
 def test_the_shipped_rllib_checkpoint_plays_legal_moves_in_every_seat():
@@ -107,7 +107,7 @@ def test_the_shipped_rllib_checkpoint_plays_legal_moves_in_every_seat():
         others = make_agent("naive", seat)
         while not game.is_over:
             player = agent if game.current_player == seat else others
-            action = player.act(game)
+            action = player.act(game.view())
             assert action in game.legal_actions()
             game.step(action)
 
@@ -116,15 +116,15 @@ def test_a_shipped_checkpoint_is_a_player_by_its_name_everywhere_a_path_is():
     import subprocess
     import sys
 
-    from skipbo_env.players.registry import SHIPPED, check_player, checkpoint_of
+    from skipbo_env.players.registry import SHIPPED, parse_player
     from skipbo_env.vector import SkipBoVectorEnv
 
     for name in SHIPPED:
-        assert Path(checkpoint_of(name)).samefile(ROOT / "checkpoints" / f"{name}.zip")
-        assert check_player(name) == name and check_player(f"lookahead:{name}")
+        assert Path(parse_player(name).path).samefile(ROOT / "checkpoints" / f"{name}.zip")
+        assert parse_player(f"lookahead:{name}").path == parse_player(name).path
     agent = make_agent("standard_2p")
     game = Game(Rules.preset("standard", 2), 0)
-    assert agent.act(game) in game.legal_actions()
+    assert agent.act(game.view()) in game.legal_actions()
     env = SkipBoVectorEnv(num_envs=2, opponents={"standard_2p": 1.0})
     env.reset(seed=0)
     result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "evaluate",

@@ -14,19 +14,15 @@ import pytest
 
 pytest.importorskip("sb3_contrib", reason="the train extra is not installed")
 
-from skipbo_env import Game, ObservationEncoder, Rules  # noqa: E402
-from skipbo_env.envs.gym import OpponentPool, SkipBoEnv  # noqa: E402
-from skipbo_env.observation import OBS_VERSION  # noqa: E402
-from skipbo_env.players import policy as policy_module  # noqa: E402
-from skipbo_env.players.policy import (  # noqa: E402
-    check_spaces,
-    checkpoints_in,
-    load_policy_agent,
-    write_card,
-)
-from skipbo_env.players.registry import make_agent  # noqa: E402
-from skipbo_env.train import config as cfgmod  # noqa: E402
-from skipbo_env.train.ppo import stock_size_at, train, unchecked_distributions  # noqa: E402
+from skipbo_env import Game, ObservationEncoder, Rules
+from skipbo_env.envs.gym import OpponentPool, SkipBoEnv
+from skipbo_env.observation import OBS_VERSION
+from skipbo_env.players import checkpoints as checkpoints_module
+from skipbo_env.players.checkpoints import checkpoints_in, write_card
+from skipbo_env.players.policy import check_spaces, load_policy_agent
+from skipbo_env.players.registry import make_agent
+from skipbo_env.train import config as cfgmod
+from skipbo_env.train.ppo import stock_size_at, train, unchecked_distributions
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -35,8 +31,8 @@ ROOT = Path(__file__).resolve().parent.parent
 def smoke(tmp_path_factory):
     """The smoke config trained once, into a temporary directory."""
     out = tmp_path_factory.mktemp("smoke")
-    cfg = cfgmod.load(str(ROOT / "configs" / "smoke.yaml"))
-    cfg["output_dir"], cfg["log_dir"] = str(out / "checkpoints"), str(out / "runs")
+    cfg = cfgmod.load(str(ROOT / "configs" / "smoke.yaml")).with_changes(
+        output_dir=str(out / "checkpoints"), log_dir=str(out / "runs"))
     card = train(cfg, progress=False)
     return cfg, card, out / "checkpoints" / "smoke.zip"
 
@@ -57,7 +53,7 @@ def test_training_writes_the_checkpoint_and_its_model_card(smoke):
     assert zipfile.is_zipfile(path)
     written = json.loads(path.with_suffix(".json").read_text())
     assert written == json.loads(json.dumps(card))
-    assert written["steps"] >= cfg["total_timesteps"] and written["seed"] == 0
+    assert written["steps"] >= cfg.total_timesteps and written["seed"] == 0
     assert written["rules"] == Rules.preset("short", 2, stock_size=3).to_dict()
     assert {"torch", "stable_baselines3", "sb3_contrib"} <= set(written["versions"])
     assert written["wall_time_s"] > 0
@@ -113,25 +109,25 @@ def test_snapshots_are_listed_oldest_first_past_any_number_of_digits(tmp_path):
 
 def test_at_most_max_models_policies_stay_loaded(smoke, tmp_path, monkeypatch):
     _, _, path = smoke
-    monkeypatch.setattr(policy_module, "MAX_MODELS", 2)
-    monkeypatch.setattr(policy_module, "_MODELS", type(policy_module._MODELS)())
+    monkeypatch.setattr(checkpoints_module, "MAX_MODELS", 2)
+    monkeypatch.setattr(checkpoints_module, "_MODELS", type(checkpoints_module._MODELS)())
     copies = []
     for i in range(3):
         for suffix in (".zip", ".json"):
             (tmp_path / f"copy{i}{suffix}").write_bytes(path.with_suffix(suffix).read_bytes())
         copies.append(str(tmp_path / f"copy{i}.zip"))
-    first = policy_module.load_model(copies[0])
-    assert policy_module.load_model(copies[0]) is first  # kept: loaded once
-    policy_module.load_model(copies[1])
-    policy_module.load_model(copies[0])  # used last: copy 1 is now the oldest
-    policy_module.load_model(copies[2])
-    kept = [key[0] for key in policy_module._MODELS]
+    first = checkpoints_module.load_model(copies[0])
+    assert checkpoints_module.load_model(copies[0]) is first  # kept: loaded once
+    checkpoints_module.load_model(copies[1])
+    checkpoints_module.load_model(copies[0])  # used last: copy 1 is now the oldest
+    checkpoints_module.load_model(copies[2])
+    kept = [key[0] for key in checkpoints_module._MODELS]
     assert kept == [os.path.abspath(copies[0]), os.path.abspath(copies[2])]
-    assert policy_module.load_model(copies[0]) is first
+    assert checkpoints_module.load_model(copies[0]) is first
 
 
 def test_evaluations_of_more_than_two_players_seat_copies_of_the_opponent():
-    from skipbo_env.players.tournament import against
+    from skipbo_env.arena.tournament import against
     from skipbo_env.train.ppo import evaluate_model
 
     ffa = Rules.preset("standard", 3, stock_size=2)
@@ -141,14 +137,13 @@ def test_evaluations_of_more_than_two_players_seat_copies_of_the_opponent():
     six = Rules.preset("standard", 6, teams=[[0, 3], [1, 4], [2, 5]])
     assert against(six, "me", "naive") == ["me", "naive", "naive", "me", "naive", "naive"]
     # A training run's evaluation of a three-player checkpoint (here a scripted stand-in).
-    results = evaluate_model("greedy", {"_rules": ffa}, ["random", "naive"], games=6, seed=0,
-                             workers=1)
+    results = evaluate_model("greedy", ffa, ["random", "naive"], games=6, seed=0, workers=1)
     for name, result in results.items():
         assert result["games"] == 6 and set(result["players"]) == {"greedy", name}
 
 def test_self_play_snapshots_join_the_pool_during_training(smoke):
     cfg, _, _ = smoke
-    pool = Path(cfg["log_dir"]) / "smoke" / "pool"
+    pool = Path(cfg.log_dir) / "smoke" / "pool"
     assert sorted(p.name for p in pool.glob("*.zip")) == ["step_000000256.zip",
                                                          "step_000000512.zip"]
 
@@ -160,7 +155,7 @@ def test_a_loaded_checkpoint_plays_legal_moves_in_every_seat(smoke):
         game = Game(Rules.preset("short", 2, stock_size=3), seat)
         others = make_agent("naive")
         while not game.is_over:
-            action = (agent if game.current_player == seat else others).act(game)
+            action = (agent if game.current_player == seat else others).act(game.view())
             assert action in game.legal_actions()
             game.step(action)
 
@@ -192,13 +187,13 @@ def test_a_checkpoint_training_writes_loads_with_sb3s_own_loader_and_the_safe_on
     import torch
     from sb3_contrib import MaskablePPO
 
-    from skipbo_env.players.policy import load_model
+    from skipbo_env.players.checkpoints import load_model
 
     cfg, _, path = smoke
     sb3 = MaskablePPO.load(str(path), device="cpu")
     safe = load_model(str(path))
     card = json.loads(path.with_suffix(".json").read_text())
-    assert card["policy"]["net_arch"] == cfg["ppo"]["net_arch"]
+    assert card["policy"]["net_arch"] == list(cfg.ppo.net_arch)
     for name, tensor in sb3.policy.state_dict().items():
         assert torch.equal(tensor, safe.state_dict()[name]), name
 
@@ -387,7 +382,7 @@ def test_training_on_the_batched_engine_writes_a_checkpoint_that_plays(tmp_path)
     agent = load_policy_agent(str(tmp_path / "checkpoints" / "batched.zip"), seed=0)
     game = Game(Rules.preset("short", 2, stock_size=3), seed=1)
     while not game.is_over:
-        action = agent.act(game)
+        action = agent.act(game.view())
         assert action in game.legal_actions()
         game.step(action)
 
@@ -398,7 +393,7 @@ def test_a_relu_policy_loads_safely_with_the_activation_it_was_trained_with(tmp_
     import torch
     from sb3_contrib import MaskablePPO
 
-    from skipbo_env.players.policy import load_model
+    from skipbo_env.players.checkpoints import load_model
 
     cfg = _tiny_cfg(ppo={"n_steps": 32, "batch_size": 32, "n_epochs": 1, "net_arch": [16],
                          "activation": "relu"}, total_timesteps=32,
@@ -439,7 +434,7 @@ def test_training_skips_distribution_checks_only_while_it_lasts_and_nan_still_st
 def test_a_run_started_from_a_checkpoint_starts_from_its_weights(smoke, tmp_path):
     import torch
 
-    from skipbo_env.players.policy import load_model
+    from skipbo_env.players.checkpoints import load_model
 
     _, _, path = smoke
     raw = cfgmod.read_yaml(str(ROOT / "configs" / "smoke.yaml"))
@@ -489,7 +484,7 @@ def test_the_configs_directory_holds_the_shipped_configs():
 @pytest.mark.parametrize("name", SB3_CONFIGS)
 def test_the_shipped_configs_are_valid(name):
     cfg = cfgmod.load(str(ROOT / "configs" / f"{name}.yaml"))
-    assert cfg["name"] == name
+    assert cfg.name == name
 
 
 def test_the_plot_script_draws_the_learning_curves_of_model_cards(smoke, tmp_path):
@@ -520,16 +515,16 @@ def test_pretraining_samples_are_the_teachers_legal_moves_with_their_returns():
     cfg = _tiny_cfg(pretrain={"samples": 300})
     obs, masks, actions, returns = collect(cfg, 3, 300, seed=4)
     assert len(obs) == len(masks) == len(actions) == len(returns) >= 300
-    assert obs.shape[1] == ObservationEncoder(cfg["_rules"]).size
+    assert obs.shape[1] == ObservationEncoder(cfg.game_rules).size
     assert masks[np.arange(len(actions)), actions].all()  # every move was legal
     # A return is the discounted sum of what follows: at most a win plus every stock card.
     assert (np.abs(returns) <= 1 + 0.1 * 3 + 1e-6).all() and (returns != 0).any()
     again = collect(cfg, 3, 300, seed=4)
     assert all(np.array_equal(a, b) for a, b in zip((obs, masks, actions, returns), again))
     # The first sample of a game is the teacher's own choice in that position.
-    game = Game(cfg["_rules"], 0)
+    game = Game(cfg.game_rules, 0)
     teacher = make_agent("expert", 0)
-    assert game.action_mask()[teacher.act(game)]
+    assert game.action_mask()[teacher.act(game.view())]
 
 
 def test_batched_pretraining_samples_are_the_batched_teachers_moves_there_and_their_returns():
@@ -551,14 +546,14 @@ def test_batched_pretraining_samples_are_the_batched_teachers_moves_there_and_th
                           stock_reward=0.1, stock_size=3)
     env.reset(seed=4)
     assert np.array_equal(env.engine.obs[0], obs[0])
-    assert actions[0] == ExpertAgent(0).act(env.game(0))
+    assert actions[0] == ExpertAgent(0).act(env.game(0).view())
 
 
 def test_determinised_rollout_labels_are_the_teachers_labels_of_each_collected_state():
     from skipbo_env.train.pretrain import collect_batched
     from skipbo_env.vector import SkipBoVectorEnv
-    from skipbo_env.vector.players import AGENT_NAMES
     from skipbo_env.vector.rollout import rollout_labels
+    from skipbo_env.vector.scripted import BATCHED_PLAYERS
 
     rollout = {"enabled": True, "margin": 0.0, "win_bonus": 10.0, "deals": 2}
     cfg = _tiny_cfg(vec_env="batched", n_envs=8, opponents={"expert": 1.0},
@@ -572,7 +567,7 @@ def test_determinised_rollout_labels_are_the_teachers_labels_of_each_collected_s
     env = SkipBoVectorEnv("short", 2, num_envs=8, opponents={"expert": 1.0}, stock_reward=0.1,
                           seat="random", stock_size=3)
     env.reset(seed=2)
-    expert = env.engine.scripted_actions(np.full((8, 2), AGENT_NAMES.index("expert"))).copy()
+    expert = env.engine.scripted_actions(np.full((8, 2), BATCHED_PLAYERS.index("expert"))).copy()
     first = rollout_labels(env.engine, expert, margin=0.0, deals=2, seed=[2, 0])
     assert np.array_equal(obs[:8], env.engine.obs) and np.array_equal(labels[:8], first)
 
@@ -597,8 +592,8 @@ def test_dagger_labels_the_learners_own_states_with_the_teachers_moves():
     torch.manual_seed(1)
     rows = []
     for _ in range(4):
-        for i in range(8):
-            rows.append((env.engine.obs[i].copy(), ExpertAgent(0).act(env.game(i))))
+        rows += [(env.engine.obs[i].copy(), ExpertAgent(0).act(env.game(i).view()))
+                 for i in range(8)]
         actions, _ = model.policy.predict(env.engine.obs.copy(),
                                           action_masks=env.action_masks(),
                                           deterministic=False)

@@ -9,8 +9,9 @@ import pytest
 from gymnasium.vector import AutoresetMode
 
 import skipbo_env  # noqa: F401  (registers SkipBo-v0)
-from skipbo_env.vector import SkipBoVectorEnv, sb3_vec_env
-from skipbo_env.vector import players as KA
+from skipbo_env.integrations.sb3 import sb3_vec_env
+from skipbo_env.vector import SkipBoVectorEnv
+from skipbo_env.vector.scripted import BATCHED_PLAYERS
 
 
 def _first_legal(masks: np.ndarray) -> np.ndarray:
@@ -157,7 +158,7 @@ def test_make_vec_with_the_vector_entry_point_builds_the_batched_env_with_gymnas
     assert env.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
     assert inner.rules.variant == "short" and inner.rules.stock_size == 3
     weights = np.diff(inner.weights, prepend=0.0)
-    assert weights[KA.AGENT_NAMES.index("expert")] == 1.0  # SkipBo-v0's default opponent
+    assert weights[BATCHED_PLAYERS.index("expert")] == 1.0  # SkipBo-v0's default opponent
 
 
 def test_gymnasiums_vector_observation_wrappers_accept_the_make_vec_env():

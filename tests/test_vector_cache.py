@@ -14,11 +14,11 @@ from skipbo_env.vector import _cache
 
 PACKAGE = Path(skipbo_env.__file__).resolve().parent
 
-# A kernel of players.py (`_new_seating`) that inlines `agent_random` from kernels.py: the
+# A kernel of seating.py (`_new_seating`) that inlines `agent_random` from generator.py: the
 # learner's seats it draws show which `agent_random` it runs.
 SEATS = """
 import numpy as np
-from skipbo_env.vector import players as KA
+from skipbo_env.vector import seating as KA
 from skipbo_env.vector.batched import VectorEngine
 e = VectorEngine("standard", 4, num_games=16)  # no reset: only _new_seating compiles
 e.state.arng[:] = np.arange(16, dtype=np.uint64)
@@ -39,32 +39,32 @@ def _seats(root: Path, cache: Path) -> list[int]:
     return eval(result.stdout.strip().splitlines()[-1])  # a list of ints printed above
 
 
-def test_an_edit_to_the_kernels_file_recompiles_the_players_kernels_that_inline_it(tmp_path):
+def test_an_edit_to_the_generator_file_recompiles_the_seating_kernels_that_inline_it(tmp_path):
     root = tmp_path / "tree"
     shutil.copytree(PACKAGE, root / "skipbo_env",
                     ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
     cache = tmp_path / "numba"
     before = _seats(root, cache)
     assert _seats(root, cache) == before  # a second run loads the cache: the same draws
-    kernels = root / "skipbo_env" / "vector" / "kernels.py"
-    source = kernels.read_text()
+    generator = root / "skipbo_env" / "vector" / "generator.py"
+    source = generator.read_text()
     old = "z = arng[g] + np.uint64(0x9E3779B97F4A7C15)"
     assert old in source
-    kernels.write_text(source.replace(old, "z = arng[g] + np.uint64(0x9E3779B97F4A7C17)"))
+    generator.write_text(source.replace(old, "z = arng[g] + np.uint64(0x9E3779B97F4A7C17)"))
     after = _seats(root, cache)
-    # Stale machine code of players.py would draw the same seats as before.
+    # Stale machine code of seating.py would draw the same seats as before.
     assert after != before
     assert len(list(cache.glob(_cache.PREFIX + "*"))) == 2  # one directory per version
 
 
 def test_the_cache_key_changes_with_any_source_file_and_respects_numba_cache_dir(tmp_path,
                                                                                  monkeypatch):
-    for name in ("kernels.py", "players.py", "notes.txt"):
+    for name in ("generator.py", "seating.py", "notes.txt"):
         (tmp_path / name).write_text("x = 1\n")
     key = _cache.source_key(str(tmp_path))
     (tmp_path / "notes.txt").write_text("not a source\n")
     assert _cache.source_key(str(tmp_path)) == key
-    (tmp_path / "players.py").write_text("x = 2\n")
+    (tmp_path / "seating.py").write_text("x = 2\n")
     assert _cache.source_key(str(tmp_path)) != key
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "user"))
     assert _cache.cache_dir("abc") == str(tmp_path / "user" / (_cache.PREFIX + "abc"))

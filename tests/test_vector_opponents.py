@@ -18,7 +18,8 @@ from skipbo_env.observation import ObservationEncoder
 from skipbo_env.players.policy import load_policy_agent
 from skipbo_env.players.registry import make_agent
 from skipbo_env.vector import SkipBoVectorEnv
-from skipbo_env.vector import players as KA
+from skipbo_env.vector import seating as KA
+from skipbo_env.vector.scripted import BATCHED_PLAYERS
 
 pytest.importorskip("sb3_contrib")
 
@@ -30,7 +31,7 @@ STANDARD = str(ROOT / "checkpoints" / "standard_2p.zip")
 def _reference_players(env, paths):
     """The reference player of every kind the env can seat: scripted ones by name, policy
     slot k by the reference PolicyAgent of paths[k]."""
-    players = {KA.AGENT_NAMES.index(name): make_agent(name)
+    players = {BATCHED_PLAYERS.index(name): make_agent(name)
                for name in ("naive", "greedy", "expert")}
     for k, path in enumerate(paths):
         players[KA.POLICY + k] = load_policy_agent(path, env.rules)
@@ -56,7 +57,7 @@ def _play_side_by_side(env, players, steps, seed):
             while not game.is_over and game.current_player != seat:
                 kind = int(kinds[i, game.current_player])
                 decided += kind >= KA.POLICY
-                game.step(players[kind].act(game))
+                game.step(players[kind].act(game.view()))
             if game.is_over:
                 finished += 1
                 assert terminated[i] or truncated[i]
@@ -146,13 +147,13 @@ def test_self_play_draws_from_the_newest_pool_size_snapshots_of_the_pool(tmp_pat
     env = SkipBoVectorEnv("short", 2, num_envs=64, opponents={"naive": 1}, self_play=3.0,
                           pool=pool, pool_size=2, stock_size=4)
     env.reset(seed=0)  # no directory yet: every seat goes to naive
-    assert (env.kinds[np.arange(64), 1 - env.learner] == KA.NAIVE).all()
+    assert (env.kinds[np.arange(64), 1 - env.learner] == BATCHED_PLAYERS.index("naive")).all()
     _pool_with(pool, ["step_000000100", "step_000000200", "step_000000300"])
     assert env.refresh_pool() == 2
     live = sorted(env._pool_slots)
     assert [os.path.basename(p) for p in live] == ["step_000000200.zip", "step_000000300.zip"]
     shares = np.diff(env.weights, prepend=0.0)
-    assert shares[KA.NAIVE] == pytest.approx(0.25)
+    assert shares[BATCHED_PLAYERS.index("naive")] == pytest.approx(0.25)
     assert shares[KA.POLICY:].sum() == pytest.approx(0.75)
     env.reset(seed=0)
     opponents = env.kinds[np.arange(64), 1 - env.learner]
@@ -243,7 +244,7 @@ def test_a_policy_opponent_whose_scores_are_not_numbers_is_refused_not_played():
 
 
 def test_the_sb3_view_runs_an_env_method_once_for_all_its_games(tmp_path):
-    from skipbo_env.vector import sb3_vec_env
+    from skipbo_env.integrations.sb3 import sb3_vec_env
 
     env = SkipBoVectorEnv("short", 2, num_envs=16, opponents={"naive": 1}, self_play=1.0,
                           pool=str(tmp_path), stock_size=5)

@@ -12,11 +12,11 @@ from skipbo_env import Game, Phase
 from skipbo_env.players.scripted import ExpertAgent
 from skipbo_env.spec import GameSpec
 from skipbo_env.vector import VectorEngine
-from skipbo_env.vector import kernels as K
-from skipbo_env.vector.players import AGENT_NAMES
+from skipbo_env.vector import bundles as K
 from skipbo_env.vector.rollout import redeal, rollout, rollout_labels, scratch_engine
+from skipbo_env.vector.scripted import BATCHED_PLAYERS
 
-EXPERT = AGENT_NAMES.index("expert")
+EXPERT = BATCHED_PLAYERS.index("expert")
 
 
 def reference_score(game, action: int, win_bonus: float) -> float:
@@ -27,7 +27,7 @@ def reference_score(game, action: int, win_bonus: float) -> float:
     ends = 0 if game.current_player == seat else 1
     while ends < 2 and not game.is_over:
         before = game.current_player
-        game.step(agent.act(game))
+        game.step(agent.act(game.view()))
         if before == seat and game.current_player != seat:
             ends += 1
     spec = GameSpec.of(game.rules)
@@ -36,7 +36,7 @@ def reference_score(game, action: int, win_bonus: float) -> float:
               if tuple(team) != tuple(own_team)]
     lead = float(min(others) - game.team_stock_size(seat))
     if game.phase == Phase.WON:
-        lead += win_bonus if seat in game.winning_seats() else -win_bonus
+        lead += win_bonus if seat in list(game.winners) else -win_bonus
     return lead
 
 
@@ -144,7 +144,7 @@ def test_a_redeal_changes_only_the_cards_the_seat_to_act_cannot_see(variant, pla
         assert before.view(int(engine.seats[i])) == after.view(int(engine.seats[i]))
         # ... and only the hidden ones move.
         h0, h1 = hidden_cards(engine, i), hidden_cards(copy, i)
-        assert sorted(sum(h0, [])) == sorted(sum(h1, []))
+        assert sorted(c for pile in h0 for c in pile) == sorted(c for pile in h1 for c in pile)
         moved += h0 != h1
     assert moved > 12  # a fresh deal, not the old one
 

@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed")
 
-from starlette.testclient import TestClient  # noqa: E402
+from starlette.testclient import TestClient
 
-from skipbo_env.apps.web.server import MAX_BODY, create_app  # noqa: E402
+from skipbo_env.apps.web.server import MAX_BODY, create_app
 
 JSON = {"content-type": "application/json"}
 

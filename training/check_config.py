@@ -24,9 +24,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{path}: {e}", file=sys.stderr)
             status = 2
             continue
-        rules = cfg["_rules"]
-        print(f"{path}: {cfg['name']}: {rules.variant}, {rules.num_players} players, stock "
-              f"{rules.stock_size}; opponents {cfg['opponents']}; vec_env {cfg['vec_env']}")
+        rules = cfg.game_rules
+        print(f"{path}: {cfg.name}: {rules.variant}, {rules.num_players} players, stock "
+              f"{rules.stock_size}; opponents {cfg.opponents}; vec_env {cfg.vec_env}")
     return status
 
 

@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import json
 import os
 import sys
+from typing import Any
 
 import numpy as np
 
+from ..arena import benchmark as bench
+from ..arena import tournament as harness
 from ..engine import Game
+from ..extras import missing_train_extra
+from ..players.checkpoints import card_rules, check_checkpoint, model_card
+from ..players.registry import checkpoint_file, parse_players
 from ..rules import STALL_OUTCOMES, VARIANTS, Rules
 from ..text import DECK_STYLES, STALLED, render_table
+from . import terminal
 from .session import rules_overrides
 
 STALL_HELP = ("how a game nobody can finish ends: fewest_stock (the fewest stock cards left "
@@ -34,7 +43,7 @@ def _ranged(kind, what: str, low, high=None):
 _positive = _ranged(int, "a positive integer", 1)
 MAX_GAMES = 10**7
 _games = _ranged(int, f"a number of games from 1 to {MAX_GAMES:,}", 1, MAX_GAMES)
-MAX_EXPLOIT_STEPS = 10**10  # players.benchmark.MAX_EXPLOIT_STEPS
+MAX_EXPLOIT_STEPS = 10**10  # train.exploit.MAX_EXPLOIT_STEPS
 _exploit_steps = _ranged(int, f"a number of learner steps from 1 to {MAX_EXPLOIT_STEPS:,}", 1,
                          MAX_EXPLOIT_STEPS)
 _seconds = _ranged(float, "0 to 60 seconds", 0, 60)
@@ -64,9 +73,7 @@ def demo(variant: str, num_players: int, seed: int, stock_size: int | None, out=
 
 def tournament(args) -> dict:
     """Run the `skipbo tournament` command."""
-    from ..players import tournament as harness
-
-    names = [name.strip() for name in args.players.split(",") if name.strip()]
+    names = [spec.name for spec in parse_players(args.players.strip(", "))]
     overrides = rules_overrides(args)
     if args.round_robin:
         rules = Rules.preset(args.variant, 2, **overrides)
@@ -96,29 +103,21 @@ def tournament(args) -> dict:
 
 def evaluate(args) -> dict:
     """Run the `skipbo evaluate` command: the checkpoint against each opponent."""
-    from ..players import tournament as harness
-    from ..players.policy import check_checkpoint, model_card
-    from ..players.registry import check_player, resolve_checkpoint
-
-    args.checkpoint = resolve_checkpoint(args.checkpoint)  # standard_2p: the shipped one
+    args.checkpoint = checkpoint_file(args.checkpoint)  # standard_2p: the shipped one
     check_checkpoint(args.checkpoint)
     card = model_card(args.checkpoint) or {}
-    overrides = {}
-    if args.variant is None and "rules" in card:
-        base = Rules.from_dict(card["rules"])
-        variant, players = base.variant, base.num_players
-        overrides = {"stock_size": args.stock_size or base.stock_size,
-                     "stall_outcome": base.stall_outcome}  # the rules it was trained under
-    else:
-        variant, players = args.variant or "standard", 2
-        if args.stock_size is not None:
-            overrides["stock_size"] = args.stock_size
+    overrides: dict[str, Any] = {}
+    if args.stock_size is not None:
+        overrides["stock_size"] = args.stock_size
     if args.stall_outcome is not None:
         overrides["stall_outcome"] = args.stall_outcome
-    names = [name.strip() for name in args.opponents.split(",") if name.strip()]
-    for name in names:
-        check_player(name, what="opponent", checkpoints=False)
-    rules = Rules.preset(variant, players, **overrides)
+    if args.variant is None and "rules" in card:
+        rules = dataclasses.replace(card_rules(card, args.checkpoint), **overrides)  # as trained
+    else:
+        rules = Rules.preset(args.variant or "standard", 2, **overrides)
+    variant, players = rules.variant, rules.num_players
+    names = [spec.name for spec in parse_players(args.opponents.strip(", "), what="opponent",
+                                                  checkpoints=False)]
     results = {}
     print(f"{args.checkpoint}: {variant}, {players} players, stock {rules.stock_size}, "
           f"stalled games {STALLED[rules.stall_outcome]}, seat-rotated")
@@ -141,7 +140,7 @@ def evaluate(args) -> dict:
 def benchmark(args) -> dict:
     """Run the `skipbo benchmark` command: the players on a task, printed as Markdown and
     written as JSON and Markdown under --out."""
-    from ..players import benchmark as bench
+    from ..train import exploit as best  # the train extra: loaded for --exploit only
 
     t = bench.task(args.task)
     if not args.player and not args.exploit:
@@ -157,11 +156,11 @@ def benchmark(args) -> dict:
             raise ValueError(f"cannot write the results under {args.out}: not a directory")
     if args.exploit_steps is not None and not args.exploit:
         raise ValueError("--exploit-steps is the budget of --exploit: give --exploit PLAYER")
-    steps = args.exploit_steps or bench.EXPLOIT_STEPS
+    steps = args.exploit_steps or best.EXPLOIT_STEPS
     exploit_dir = os.path.join(args.out or "runs", "exploit")
-    names = {}
+    names: dict[str, str] = {}
     for target in args.exploit or []:  # every target checked before any game or training
-        name = bench.exploit_config(t, target, steps, exploit_dir)["name"]
+        name = best.exploit_config(t, target, steps, exploit_dir)["name"]
         if name in names:
             raise ValueError(f"--exploit {target} and --exploit {names[name]} would both write "
                              f"{name}: give each target once, or copy one checkpoint to "
@@ -186,24 +185,24 @@ def benchmark(args) -> dict:
         result = bench.run(t, args.player, args.games, args.workers, not args.quiet)
         results.append(emit(t.name, result, bench.to_markdown(result)))
     for target in args.exploit or []:
-        found = bench.exploit(t, target, steps, args.games, out_dir=exploit_dir,
-                              workers=args.workers, progress=not args.quiet)
+        found = best.exploit(t, target, steps, args.games, out_dir=exploit_dir,
+                             workers=args.workers, progress=not args.quiet)
         stem = os.path.splitext(os.path.basename(found["learner"]))[0]
-        results.append(emit(stem, found, bench.exploit_markdown(found)))
+        results.append(emit(stem, found, best.exploit_markdown(found)))
     return results[0]
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``skipbo`` command."""
-    parser = argparse.ArgumentParser(prog="skipbo",
-                                     description="Skip-Bo for reinforcement learning")
-    sub = parser.add_subparsers(dest="command", required=True)
+def _add_demo(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="play a seeded game between random players, as text")
     p.add_argument("--variant", choices=VARIANTS, default="short")
     p.add_argument("--players", type=_positive, default=2)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--stock-size", type=_positive, default=None,
                    help="override the variant's stock size")
+    return p
+
+
+def _add_tournament(sub) -> argparse.ArgumentParser:
     t = sub.add_parser("tournament", help="seat-rotated games between scripted players")
     t.add_argument("--variant", choices=VARIANTS, default="standard")
     t.add_argument("--players", required=True,
@@ -218,6 +217,10 @@ def main(argv: list[str] | None = None) -> int:
                    help="two-player matches between every pair, with Elo ratings")
     t.add_argument("--json", default=None, help="also write the results to this file")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
+    return t
+
+
+def _add_evaluate(sub) -> argparse.ArgumentParser:
     ev = sub.add_parser("evaluate", help="a trained checkpoint against scripted players")
     ev.add_argument("checkpoint", help="a .zip written by skipbo train, or a shipped "
                                       "checkpoint's name (standard_2p, short_2p, "
@@ -225,9 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     ev.add_argument("--opponents", default="random,naive,greedy,expert")
     ev.add_argument("--games", type=_games, default=2000)
     ev.add_argument("--variant", choices=VARIANTS, default=None,
-                   help="default: the variant in the checkpoint's model card")
+                    help="default: the variant in the checkpoint's model card")
     ev.add_argument("--stock-size", type=_positive, default=None,
-                   help="default: the stock size in the model card")
+                    help="default: the stock size in the model card")
     ev.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None,
                     help="how a game nobody can finish ends (default: as in the model card; "
                          "a card written before the option: draw)")
@@ -235,11 +238,13 @@ def main(argv: list[str] | None = None) -> int:
     ev.add_argument("--workers", type=_positive, default=None)
     ev.add_argument("--json", default=None, help="also write the results to this file")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
-    from ..players.benchmark import TASKS
+    return ev
 
+
+def _add_benchmark(sub) -> argparse.ArgumentParser:
     b = sub.add_parser("benchmark", help="players on a benchmark task: pairwise win rates and "
                                          "openskill ratings (docs/benchmark.md)")
-    b.add_argument("task", choices=list(TASKS))
+    b.add_argument("task", choices=list(bench.TASKS))
     b.add_argument("--player", action="append", default=None,
                    help="a player to benchmark: a scripted name, a checkpoint (or a shipped "
                         "one's name) or lookahead:CHECKPOINT (repeatable)")
@@ -254,6 +259,10 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--out", default=None,
                    help="a directory to write TASK.json and TASK.md into")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
+    return b
+
+
+def _add_play(sub) -> argparse.ArgumentParser:
     pl = sub.add_parser("play", help="play against bots in the terminal")
     pl.add_argument("--variant", choices=VARIANTS, default="standard")
     pl.add_argument("--opponents", default="expert",
@@ -269,6 +278,10 @@ def main(argv: list[str] | None = None) -> int:
     pl.add_argument("--deck-style", choices=DECK_STYLES, default="skipbo",
                     help="name the cards as Skip-Bo's (1-12, SB) or as the playing cards that "
                          "stand in for them (A-Q, K for the wilds)")
+    return pl
+
+
+def _add_watch(sub) -> argparse.ArgumentParser:
     w = sub.add_parser("watch", help="watch bots play each other in the terminal")
     w.add_argument("--players", required=True, help="2-6 agent names or checkpoint paths")
     w.add_argument("--variant", choices=VARIANTS, default="standard")
@@ -279,6 +292,10 @@ def main(argv: list[str] | None = None) -> int:
     w.add_argument("--pause", type=_seconds, default=0.6)
     w.add_argument("--no-color", action="store_true")
     w.add_argument("--deck-style", choices=DECK_STYLES, default="skipbo")
+    return w
+
+
+def _add_serve(sub) -> argparse.ArgumentParser:
     sv = sub.add_parser("serve", help="play against bots in the browser (web extra)")
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     sv.add_argument("--port", type=_port, default=8000)
@@ -295,79 +312,85 @@ def main(argv: list[str] | None = None) -> int:
     sv.add_argument("--deck-style", choices=DECK_STYLES, default="skipbo",
                     help="how the page names the cards at first (it can switch per game)")
     sv.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None, help=STALL_HELP)
+    return sv
+
+
+def serve(args) -> int:
+    """Run the `skipbo serve` command (the web extra, named when missing)."""
+    try:
+        import starlette  # noqa: F401
+        import uvicorn  # noqa: F401
+
+        from .web.server import serve as run_server
+    except ImportError as err:
+        raise ValueError(f"skipbo serve needs the web extra ({err.name or err} is not "
+                         f"installed): pip install -e '.[web]'") from None
+    extra = {} if args.max_games is None else {"max_games": args.max_games}
+    with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C stops the server
+        run_server(args.host, args.port, tuple(args.checkpoint),
+                   allow_hosts=tuple(args.allow_host), deck_style=args.deck_style,
+                   stall_outcome=args.stall_outcome, **extra)
+    return 0
+
+
+def play(args) -> int:
+    """Run `skipbo play` or `skipbo watch` in the terminal."""
+    try:
+        return terminal.play(args) if args.command == "play" else terminal.watch(args)
+    except KeyboardInterrupt:
+        print("\ninterrupted: leaving the game")
+        return 130
+
+
+def train(argv: list[str], usage: argparse.ArgumentParser) -> int:
+    """Run `skipbo train` (the train extra, named when missing) with its own arguments."""
+    missing = missing_train_extra("skipbo train")  # named rather than a traceback
+    if missing:
+        if {"-h", "--help"} & set(argv):
+            print(f"{usage.format_usage().strip()}\n\n{missing}")
+            return 0
+        usage.error(missing)
+    from ..train.ppo import main as train_main
+
+    return train_main(argv)
+
+
+# Each command: what adds its arguments, and what runs it (a ValueError it raises is reported
+# with the command's own usage line).
+COMMANDS = {
+    "demo": (_add_demo, lambda a: demo(a.variant, a.players, a.seed, a.stock_size)),
+    "tournament": (_add_tournament, tournament),
+    "evaluate": (_add_evaluate, evaluate),
+    "benchmark": (_add_benchmark, benchmark),
+    "play": (_add_play, play),
+    "watch": (_add_watch, play),
+    "serve": (_add_serve, serve),
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``skipbo`` command."""
+    parser = argparse.ArgumentParser(prog="skipbo",
+                                     description="Skip-Bo for reinforcement learning")
+    sub = parser.add_subparsers(dest="command", required=True)
+    parsers = {name: add(sub) for name, (add, _) in COMMANDS.items()}
     tr = sub.add_parser("train", help="train MaskablePPO from a YAML config (train extra)",
                         add_help=False, usage="skipbo train [-h] --config CONFIG [--quiet]")
     tr.add_argument("rest", nargs=argparse.REMAINDER)
     if argv is None:
         argv = sys.argv[1:]
     if argv and argv[0] == "train":
-        from ..train import missing_train_extra
-
-        missing = missing_train_extra("skipbo train")  # named rather than a traceback
-        if missing:
-            if {"-h", "--help"} & set(argv[1:]):
-                print(f"{tr.format_usage().strip()}\n\n{missing}")
-                return 0
-            tr.error(missing)
-        from ..train.ppo import main as train_main
-        return train_main(argv[1:])
+        return train(argv[1:], tr)
     args = parser.parse_args(argv)
-    # An error found after parsing is reported with its own subcommand's usage line.
-    parser = {"demo": p, "tournament": t, "evaluate": ev, "play": pl, "watch": w,
-              "serve": sv, "benchmark": b}.get(args.command, parser)
     try:
-        if args.command == "demo":
-            try:
-                demo(args.variant, args.players, args.seed, args.stock_size)
-            except ValueError as e:
-                parser.error(str(e))
-        elif args.command == "tournament":
-            try:
-                tournament(args)
-            except ValueError as e:
-                parser.error(str(e))
-        elif args.command == "benchmark":
-            try:
-                benchmark(args)
-            except ValueError as e:
-                parser.error(str(e))
-        elif args.command == "evaluate":
-            try:
-                evaluate(args)
-            except ValueError as e:
-                parser.error(str(e))
-        elif args.command == "serve":
-            try:  # the web extra, named rather than a traceback
-                import starlette  # noqa: F401
-                import uvicorn  # noqa: F401
-
-                from .web.server import serve
-            except ImportError as err:
-                parser.error(f"skipbo serve needs the web extra ({err.name or err} is not "
-                             f"installed): "
-                             f"pip install -e '.[web]'")
-            try:
-                extra = {} if args.max_games is None else {"max_games": args.max_games}
-                serve(args.host, args.port, tuple(args.checkpoint),
-                      allow_hosts=tuple(args.allow_host), deck_style=args.deck_style,
-                      stall_outcome=args.stall_outcome, **extra)
-            except ValueError as e:
-                parser.error(str(e))
-            except KeyboardInterrupt:
-                pass
-        elif args.command in ("play", "watch"):
-            from . import terminal
-            try:
-                return terminal.play(args) if args.command == "play" else terminal.watch(args)
-            except ValueError as e:
-                parser.error(str(e))
-            except KeyboardInterrupt:
-                print("\ninterrupted: leaving the game")
-                return 130
+        result = COMMANDS[args.command][1](args)
+    except ValueError as e:
+        parsers[args.command].error(str(e))
     except BrokenPipeError:
         # The reader (say, `head`) went away: stop quietly, as command-line tools do.
-        sys.stdout = open(os.devnull, "w")
-    return 0
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (stdout stays open until the exit)
+        return 0
+    return result if isinstance(result, int) else 0
 
 
 if __name__ == "__main__":

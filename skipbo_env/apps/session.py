@@ -12,7 +12,6 @@ it (built from that seat's `SeatView` only, so it holds no hidden card). Every b
 from __future__ import annotations
 
 import copy
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -21,13 +20,14 @@ import numpy as np
 
 from .. import checks
 from ..actions import HAND, STOCK, ActionKind
-from ..engine import COIN, Game, Phase, card_name
+from ..engine import Game
 from ..match import Match
 from ..players.base import Agent
-from ..players.registry import SEARCH, is_checkpoint, make_agent, searched_checkpoint
-from ..rules import Rules
+from ..players.registry import PlayerSpec, make_agent, parse_players
+from ..rules import COIN, Rules
 from ..spec import GameSpec
-from ..text import STALLED, check_deck_style
+from ..state import Phase
+from ..text import STALLED, card_name, check_deck_style
 from ..view import SeatView
 
 MAX_OPPONENTS = 5
@@ -51,24 +51,16 @@ class Move:
                 "target": self.target}
 
 
-def shown_player(name: str) -> str:
-    """A player's name at the table: a checkpoint by its file name without the folder and
-    ".zip" (``lookahead:`` kept before it for the search around one)."""
-    searched = searched_checkpoint(name)
-    if searched is not None:
-        return SEARCH + shown_player(searched)
-    return os.path.splitext(os.path.basename(name))[0] if is_checkpoint(name) else name
-
-
-def parse_opponents(spec: str | list[str]) -> list[str]:
-    """Opponent names (or checkpoint paths) from "expert,naive" or a list; 1 to 5 of them."""
+def parse_opponents(spec: str | list[str]) -> list[PlayerSpec]:
+    """Opponents (player names or checkpoint paths) from "expert,naive" or a list; 1 to 5 of
+    them, each a player the registry knows (a checkpoint's file is checked when loaded)."""
     names = [n.strip() for n in spec.split(",")] if isinstance(spec, str) else list(spec)
     if not names or any(not isinstance(n, str) or not n for n in names):
         raise ValueError(f"give 1 to {MAX_OPPONENTS} opponents as names separated by commas, "
-                         f"got {spec!r}")
+                         f"got {checks.shown(spec)}")
     if len(names) > MAX_OPPONENTS:
         raise ValueError(f"at most {MAX_OPPONENTS} opponents, got {len(names)}")
-    return names
+    return parse_players(names, what="opponent", exists=False)
 
 
 def locate(rules, layout, owners, seat: int, action: int) -> tuple[dict | None, dict | None]:
@@ -144,9 +136,9 @@ def public_state(view: SeatView, names: list[str], style: str = "skipbo") -> dic
         if rules.coins:
             entry["coins"] = view.coins[p]
         if rules.stacked:
-            entry["hand_stacks"] = [[_card(view, c) for c in s] for s in view.public_hands[p]]
+            entry["hand_stacks"] = [[_card(view, c) for c in s] for s in view.stacks[p]]
         players.append(entry)
-    hand = ([[_card(view, c) for c in s] for s in view.hand] if rules.stacked
+    hand = ([[_card(view, c) for c in s] for s in view.stacks[view.seat]] if rules.stacked
             else [_card(view, c) for c in view.hand])
     building = []
     for i, pile in enumerate(view.building_piles):
@@ -196,7 +188,7 @@ def result_text(game: Game, names: list[str], human: int | None = None) -> str |
         return None
     stalled = "a full round with no card played and nothing left to draw"
     if game.phase == Phase.WON:
-        winners = game.winning_seats()
+        winners = game.winners
         if human in winners:
             said = "you win" if len(winners) == 1 else "your team wins"
         else:
@@ -235,7 +227,7 @@ class PlaySession:
         for s, name in zip(others, names):
             bot_seed = int(rng.integers(2**31))
             self.bots[s] = make_agent(name, bot_seed, self.rules, rollouts=search_rollouts)
-        shown = [shown_player(x) for x in names]
+        shown = [spec.label for spec in names]
         self.names = ["you" if s == human_seat else shown[others.index(s)] for s in range(n)]
         self._helper = make_agent("expert", 0)
         self._match_seed = int(rng.integers(2**63))
@@ -358,7 +350,7 @@ class PlaySession:
         """What `expert` would play for the human now."""
         if not self.human_to_move:
             raise ValueError("it is not your turn")
-        action = self._helper.act(self.game)
+        action = self._helper.act(self.game.view())
         return next(m for m in self.legal_moves() if m.action == action)
 
     def bot_moves(self) -> Iterator[tuple[int, Move]]:
@@ -367,7 +359,7 @@ class PlaySession:
         game = self.game
         while not game.is_over and game.current_player != self.human:
             seat = game.current_player
-            move = move_of(game, self.bots[seat].act(game), self.deck_style)
+            move = move_of(game, self.bots[seat].act(game.view()), self.deck_style)
             game.step(move.action)
             self._record(seat, move.text)
             self._undo.clear()
@@ -383,7 +375,7 @@ class PlaySession:
         When a seat has reached 500 points a new match starts (game wins still count)."""
         if not self.game.is_over:
             raise ValueError("the current game is not over yet")
-        if self.match.winner is not None or self.match.next_game() is None:
+        if self.match.winners or self.match.next_game() is None:
             self._match_seed += 1
             self.match = Match(self.rules, self._match_seed)
         self.games += 1
@@ -399,7 +391,7 @@ class PlaySession:
     def _after_move(self) -> None:
         game = self.game
         if game.is_over:
-            for w in game.winning_seats():
+            for w in game.winners:
                 self.wins[w] += 1
             self.log.append(f"game {self.games} over: {self.result()}")
 

@@ -17,8 +17,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..engine import Game, Phase
+from ..engine import Game
 from ..players.registry import make_agent
+from ..rules import Rules
+from ..state import Phase
 from ..text import card_name, check_deck_style, rank_name
 from .session import PlaySession, parse_opponents, public_state, result_text, rules_overrides
 
@@ -107,7 +109,7 @@ def table(state: dict) -> Table:
             hand = Text(f"{p['hand_size']} cards")
         row = [who, stock, piles, hand]
         if state["coins"]:
-            row.append(str(p["coins"]))
+            row.append(Text(str(p["coins"])))
         grid.add_row(*row)
     building = Text("building piles: ")
     for i, pile in enumerate(state["building"]):
@@ -264,10 +266,10 @@ def watch(args, out: TextIO | None = None) -> int:
     names = parse_opponents(args.players)
     if len(names) < 2:
         raise ValueError("give at least two players to watch, e.g. --players expert,naive")
-    from ..rules import Rules
     rules = Rules.preset(args.variant, len(names), **rules_overrides(args))
     style = check_deck_style(args.deck_style, rules)
     agents = [make_agent(n, args.seed + i) for i, n in enumerate(names)]
+    labels = [spec.label for spec in names]
     console = Console(file=out, highlight=False, no_color=args.no_color)
     pause = 0.0 if args.fast else args.pause
     game = Game(rules, args.seed)
@@ -275,15 +277,15 @@ def watch(args, out: TextIO | None = None) -> int:
     while not game.is_over:
         if game.turn != turn:
             turn = game.turn
-            state = public_state(game.view(game.current_player), names, style)
+            state = public_state(game.view(), labels, style)
             state["result"] = None
             state["seat"] = -1  # nobody's hand is shown
             console.print(table(state))
         seat = game.current_player
-        action = agents[seat].act(game)
-        console.print(f"  player {seat} ({names[seat]}): {game.describe(action, style)}")
+        action = agents[seat].act(game.view())
+        console.print(f"  player {seat} ({labels[seat]}): {game.describe(action, style)}")
         game.step(action)
         if pause:
             time.sleep(pause)
-    console.print(f"[bold]game over: {result_text(game, names)}[/bold]")
+    console.print(f"[bold]game over: {result_text(game, labels)}[/bold]")
     return 0

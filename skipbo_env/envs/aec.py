@@ -16,7 +16,7 @@ on (``won`` all False until the game is won), one type per key, as batching libr
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -29,16 +29,20 @@ from ..engine import Game
 from ..observation import PILE_DEPTH, ObservationEncoder
 from ..rules import Rules
 from ..spec import GameSpec
-from ..text import RENDER_MODES, render_env
+from .render import RENDER_MODES, render_env
 
 
 class _Actions(spaces.Discrete):
     """`Discrete` with a fast membership test for plain ints (PettingZoo's out-of-bounds
     wrapper asks on every step); anything else goes to gymnasium's own test."""
 
+    def __init__(self, n: int):
+        super().__init__(n)
+        self.size = n  # a Python int: the plain-int test compares with it
+
     def contains(self, x) -> bool:
         if type(x) is int:
-            return 0 <= x < self.n
+            return 0 <= x < self.size
         return super().contains(x)
 
 
@@ -81,7 +85,7 @@ def env(variant: str = "standard", num_players: int = 2, render_mode: str | None
 class raw_env(AECEnv, EzPickle):
     """The bare AEC env; an illegal action raises ValueError listing the legal actions."""
 
-    metadata = {"render_modes": list(RENDER_MODES), "name": "skipbo_v0",
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": list(RENDER_MODES), "name": "skipbo_v0",
                 "is_parallelizable": False, "render_fps": 1}
 
     def __init__(self, variant: str = "standard", num_players: int = 2,
@@ -89,7 +93,7 @@ class raw_env(AECEnv, EzPickle):
                  **overrides: Any):
         EzPickle.__init__(self, variant, num_players, render_mode, pile_depth, **overrides)
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+        if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
                              f"None, got {render_mode!r}")
         self.rules = Rules.preset(variant, num_players, **overrides)
@@ -105,7 +109,14 @@ class raw_env(AECEnv, EzPickle):
         })
         self._action_space = _Actions(n_actions)
         self._seeder = np.random.default_rng()
-        self.game: Game | None = None
+        self._game: Game | None = None
+
+    @property
+    def game(self) -> Game:
+        """The game in play (dealt by `reset`)."""
+        if self._game is None:
+            raise RuntimeError("call reset() before using the env's game")
+        return self._game
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space
@@ -128,9 +139,9 @@ class raw_env(AECEnv, EzPickle):
             if game.rules != self.rules:
                 raise ValueError(f"the state's rules {game.rules} differ from this env's "
                                  f"{self.rules}")
-            self.game = game
+            self._game = game
         else:
-            self.game = Game(self.rules, int(self._seeder.integers(2**63)))
+            self._game = Game(self.rules, int(self._seeder.integers(2**63)))
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -149,7 +160,7 @@ class raw_env(AECEnv, EzPickle):
         seat = self._seats[agent]
         game = self.game
         mask = (game.action_mask() if seat == game.current_player and not game.is_over
-                else np.zeros(self._action_space.n, dtype=np.int8))
+                else np.zeros(self._action_space.size, dtype=np.int8))
         return {"observation": self.encoder.encode(game, seat), "action_mask": mask}
 
     def step(self, action: int) -> None:

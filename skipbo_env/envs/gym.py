@@ -32,24 +32,27 @@ import numpy as np
 from gymnasium import spaces
 
 from .. import checks
-from ..engine import Game, Phase
+from ..engine import Game
 from ..observation import PILE_DEPTH, ObservationEncoder
 from ..players.base import Agent
-from ..players.policy import checkpoints_in
-from ..players.registry import check_player, make_agent
+from ..players.checkpoints import checkpoints_in
+from ..players.registry import make_agent, parse_player
 from ..rules import Rules
 from ..spec import GameSpec
-from ..text import RENDER_MODES, render_env
+from ..state import Phase
+from ..view import SeatView
+from .render import RENDER_MODES, render_env
 
-OpponentSpec = str | Agent | Callable[[Game], int]  # or an OpponentPool for all seats
+Opponent = Callable[[SeatView], int]  # a player: the seat's view -> an action
+OpponentSpec = str | Agent | Opponent  # or an OpponentPool for all seats
 
 
-def opponent(spec: OpponentSpec, seed: int = 0, rules: Rules | None = None) -> Callable:
-    """A callable ``f(game) -> action`` from an agent name, a checkpoint path (a ``.zip``
-    written by the training scripts), an `Agent`, or a callable taking the game."""
+def opponent(spec: OpponentSpec, seed: int = 0, rules: Rules | None = None) -> Opponent:
+    """A player ``f(view) -> action`` from an agent name, a checkpoint path (a ``.zip``
+    written by the training scripts), an `Agent`, or a callable taking the seat's view
+    (`SeatView`, as every player is given: never the game)."""
     if isinstance(spec, str):
-        check_player(spec, what="opponent")
-        return make_agent(spec, seed, rules).act
+        return make_agent(parse_player(spec, what="opponent"), seed, rules).act
     if isinstance(spec, Agent):
         return spec.act
     if callable(spec):
@@ -71,7 +74,7 @@ class OpponentPool:
         weights = dict(weights or {})
         for name, weight in weights.items():
             checks.number(weight, f"opponent weight for {name!r}", minimum=0)
-            check_player(name, what="opponent")  # an unknown name fails now
+            parse_player(name, what="opponent")  # an unknown name fails now
         checks.number(self_play, "self_play", minimum=0)
         if self_play > 0 and not directory:
             raise ValueError("self_play needs the directory of the learner's past policies")
@@ -81,17 +84,17 @@ class OpponentPool:
         checks.integer(refresh, "refresh", minimum=1)
         self.weights, self.directory = weights, directory
         self.self_play, self.refresh = float(self_play), refresh
-        self._draws, self._pool = 0, []
+        self._draws, self._pool = 0, list[str]()
 
-    def draw(self, rng: np.random.Generator, rules: Rules) -> Callable:
+    def draw(self, rng: np.random.Generator, rules: Rules) -> Opponent:
         """A new opponent for one seat of one game."""
-        if self.self_play and self._draws % self.refresh == 0:
+        if self.directory and self.self_play and self._draws % self.refresh == 0:
             self._pool = checkpoints_in(self.directory)
         self._draws += 1
-        names = list(self.weights)
-        weights = [self.weights[n] for n in names]
+        names: list[str | None] = list(self.weights)
+        weights = list(self.weights.values())
         if self._pool:
-            names.append(None)
+            names.append(None)  # a snapshot of the learner
             weights.append(self.self_play)
         p = np.array(weights, dtype=float) / sum(weights)
         choice = names[int(rng.choice(len(names), p=p))]
@@ -101,18 +104,43 @@ class OpponentPool:
         return opponent(choice, seed, rules)
 
 
+Opponents = OpponentSpec | Sequence[OpponentSpec] | OpponentPool
+"""The opponents of a `SkipBoEnv`: one for every other seat, one per seat, or a pool."""
+
+
 class SkipBoEnv(gym.Env):
     """One seat of a Skip-Bo game against scripted, checkpointed or callable opponents."""
 
-    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
+    # gymnasium declares metadata an instance attribute, set on the class by convention.
+    metadata: dict[str, Any] = {"render_modes": list(RENDER_MODES), "render_fps": 1}  # noqa: RUF012
 
     def __init__(self, variant: str = "standard", num_players: int = 2,
-                 opponents: OpponentSpec | Sequence[OpponentSpec] = "expert",
+                 opponents: Opponents = "expert",
                  seat: int | str = "random", stock_reward: float = 0.0,
                  opponent_stock_reward: float = 0.0, illegal_action: str = "lose",
                  render_mode: str | None = None,
                  pile_depth: int = PILE_DEPTH, **overrides: Any):
-        self.rules = Rules.preset(variant, num_players, **overrides)
+        self._setup(Rules.preset(variant, num_players, **overrides), opponents, seat,
+                    stock_reward, opponent_stock_reward, illegal_action, render_mode, pile_depth)
+
+    @classmethod
+    def of(cls, rules: Rules, opponents: Opponents = "expert",
+           seat: int | str = "random", stock_reward: float = 0.0,
+           opponent_stock_reward: float = 0.0, illegal_action: str = "lose",
+           render_mode: str | None = None, pile_depth: int = PILE_DEPTH) -> SkipBoEnv:
+        """The env for games of `rules` (a `Rules`, as a game has them); the other keywords
+        are the constructor's."""
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a skipbo_env.Rules, got {type(rules).__name__}")
+        env = cls.__new__(cls)
+        env._setup(rules, opponents, seat, stock_reward, opponent_stock_reward, illegal_action,
+                   render_mode, pile_depth)
+        return env
+
+    def _setup(self, rules: Rules, opponents: Opponents,
+               seat: int | str, stock_reward: float, opponent_stock_reward: float,
+               illegal_action: str, render_mode: str | None, pile_depth: int) -> None:
+        self.rules = rules
         n = self.rules.num_players
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or "
@@ -122,8 +150,9 @@ class SkipBoEnv(gym.Env):
         checks.number(stock_reward, "stock_reward")
         checks.number(opponent_stock_reward, "opponent_stock_reward")
         self._pool = opponents if isinstance(opponents, OpponentPool) else None
+        specs: list[OpponentSpec]
         if self._pool is not None:
-            specs = [None] * (n - 1)
+            specs = []  # drawn from the pool at every reset
         elif isinstance(opponents, (str, Agent)) or callable(opponents):
             specs = [opponents] * (n - 1)
         elif isinstance(opponents, (list, tuple)):
@@ -136,8 +165,7 @@ class SkipBoEnv(gym.Env):
                              f"callable or a list of them, got {opponents!r}")
         self._specs = specs
         for spec in specs:
-            if spec is not None:
-                opponent(spec, 0, self.rules)  # checks every spec now
+            opponent(spec, 0, self.rules)  # checks every spec now
         self.seat_option = seat
         self.stock_reward = float(stock_reward)
         self.opponent_stock_reward = float(opponent_stock_reward)
@@ -147,12 +175,19 @@ class SkipBoEnv(gym.Env):
         self.layout = GameSpec.of(self.rules).layout
         self.observation_space = spaces.Box(0.0, 1.0, (self.encoder.size,), np.float32)
         self.action_space = spaces.Discrete(self.layout.size)
-        self.game: Game | None = None
+        self._game: Game | None = None
         self.seat = 0
-        self._seats: dict[int, Callable] = {}
+        self._seats: dict[int, Opponent] = {}
         self._ended = False
         self._mask: np.ndarray = np.zeros(0, dtype=np.int8)
         self._mask_of: list[int] | None = None  # the legal-action list `_mask` was built from
+
+    @property
+    def game(self) -> Game:
+        """The game in play (dealt by `reset`)."""
+        if self._game is None:
+            raise RuntimeError("call reset() before using the env's game")
+        return self._game
 
     # -- gymnasium API ----------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -177,7 +212,7 @@ class SkipBoEnv(gym.Env):
                                  f"{self.rules}")
         else:
             game = Game(self.rules, int(self.np_random.integers(2**63)))
-        self.game, self._ended = game, False
+        self._game, self._ended = game, False
         # Fresh opponents each game, seeded from the env's generator: a seed repeats them.
         others = [s for s in range(n) if s != self.seat]
         if self._pool is not None:
@@ -191,7 +226,7 @@ class SkipBoEnv(gym.Env):
         return self._observe(), self._info()
 
     def step(self, action):
-        game = self.game
+        game = self._game
         if game is None:
             raise RuntimeError("call reset() before step()")
         if self._ended:
@@ -233,7 +268,7 @@ class SkipBoEnv(gym.Env):
     def action_masks(self) -> np.ndarray:
         """The learner's legal actions as an int8 mask: all zeros once the game is over, all
         ones while the step that reports an end reached before the learner's turn is due."""
-        if self.game is None or self._ended:
+        if self._game is None or self._ended:
             return np.zeros(self.layout.size, dtype=np.int8)
         if self.game.is_over:
             return np.ones(self.layout.size, dtype=np.int8)
@@ -256,7 +291,7 @@ class SkipBoEnv(gym.Env):
     def _play_opponents(self) -> None:
         game = self.game
         while not game.is_over and game.current_player != self.seat:
-            game.step(int(self._seats[game.current_player](game)))
+            game.step(int(self._seats[game.current_player](game.view())))
 
     def _observe(self) -> np.ndarray:
         return self.encoder.encode(self.game, self.seat)

@@ -30,7 +30,7 @@ tiny stock) are dealt again.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from gymnasium import spaces
@@ -40,7 +40,7 @@ from .. import checks
 from ..engine import Game
 from ..observation import PILE_DEPTH, ObservationEncoder
 from ..players.base import Agent
-from ..players.registry import SELF_PLAY, check_player, make_agent
+from ..players.registry import SELF_PLAY, make_agent, parse_player
 from ..rules import Rules
 from ..spec import GameSpec
 
@@ -56,7 +56,7 @@ def check_opponents(opponents: Any, where: str = "opponents") -> dict[str, float
                          f"{opponents!r}")
     out = {}
     for name, weight in opponents.items():
-        check_player(name, where, what="opponent", self_play=True)
+        parse_player(name, where, what="opponent", self_play=True)
         out[name] = checks.number(weight, f"{where}.{name}", minimum=0)
     if sum(out.values()) <= 0:
         raise ValueError(f"{where}: the weights must not all be zero")
@@ -66,7 +66,8 @@ def check_opponents(opponents: Any, where: str = "opponents") -> dict[str, float
 class RolesEnv(AECEnv):
     """See the module docstring. ``opponents`` weighs what plays each opponent team."""
 
-    metadata = {"render_modes": [], "name": "skipbo_roles_v0", "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": [], "name": "skipbo_roles_v0",
+                                          "is_parallelizable": False}
 
     def __init__(self, variant: str = "standard", num_players: int = 2,
                  opponents: dict[str, float] | None = None, seed: int | None = None,
@@ -92,16 +93,24 @@ class RolesEnv(AECEnv):
             "observations": spaces.Box(0.0, 1.0, (self.encoder.size,), np.float32),
             "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
         })
-        self._action_space = spaces.Discrete(n_actions)
+        self._n_actions = n_actions
+        self._action_space: spaces.Discrete = spaces.Discrete(n_actions)
         self._rng = np.random.default_rng(seed)
         self._names = list(self.opponents)
         weights = np.array([self.opponents[k] for k in self._names])
         self._weights = weights / weights.sum()
         self._scripted: dict[str, Agent] = {}
         self._make_scripted()
-        self.game: Game | None = None
+        self._game: Game | None = None
         self.seat_of: dict[str, int] = {}
         self.player_of: dict[int, str] = {}  # seat: agent name, or the scripted player's name
+
+    @property
+    def game(self) -> Game:
+        """The game in play (dealt by `reset`)."""
+        if self._game is None:
+            raise RuntimeError("call reset() before using the env's game")
+        return self._game
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space
@@ -117,7 +126,7 @@ class RolesEnv(AECEnv):
             self._make_scripted()
         for _ in range(MAX_DEALS):
             self._seat()
-            self.game = Game(self.rules, int(self._rng.integers(2**63)))
+            self._game = Game(self.rules, int(self._rng.integers(2**63)))
             self._play_scripted()
             if not self.game.is_over:
                 break
@@ -164,20 +173,20 @@ class RolesEnv(AECEnv):
     def _play_scripted(self) -> None:
         game = self.game
         while not game.is_over and self.player_of[game.current_player] in self._scripted:
-            game.step(self._scripted[self.player_of[game.current_player]].act(game))
+            game.step(self._scripted[self.player_of[game.current_player]].act(game.view()))
 
     def observe(self, agent: str) -> dict:
         seat = self.seat_of[agent]
         game = self.game
         mask = (game.action_mask() if seat == game.current_player and not game.is_over
-                and not self._illegal else np.zeros(self._action_space.n, dtype=np.int8))
+                and not self._illegal else np.zeros(self._n_actions, dtype=np.int8))
         return {"observations": self.encoder.encode(game, seat), "action_mask": mask}
 
     def step(self, action) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        action = checks.action(action, self._action_space.n)  # an int of the space, or an error
+        action = checks.action(action, self._n_actions)  # an int of the space, or an error
         game = self.game
         if self.illegal_action == "lose" and action not in game.legal_actions():
             return self._lose_by_illegal_action(agent)

@@ -27,7 +27,7 @@ from torch import nn
 
 from ..envs.roles import RolesEnv
 from ..observation import OBS_VERSION
-from ..players.policy import policy_card, write_card
+from ..players.checkpoints import policy_card, write_card
 
 ENV_NAME = "skipbo"
 LEARNER = "learner"
@@ -46,8 +46,9 @@ class SkipBoPettingZooEnv(PettingZooEnv):
         self._agent_ids = set(self.possible_agents)
         self.observation_spaces = {a: self.env.observation_space(a) for a in self.agents}
         self.action_spaces = {a: self.env.action_space(a) for a in self.agents}
-        self.observation_space = gym.spaces.Dict(self.observation_spaces)
-        self.action_space = gym.spaces.Dict(self.action_spaces)
+        # gymnasium's Dict takes str keys; the agents are named player_0, ... (str).
+        self.observation_space = gym.spaces.Dict(dict(self.observation_spaces))  # type: ignore[arg-type]
+        self.action_space = gym.spaces.Dict(dict(self.action_spaces))  # type: ignore[arg-type]
 
 
 def register_env() -> None:
@@ -90,11 +91,16 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
                                                                             "action_mask"}:
             raise ValueError("MaskedActorCritic needs a Dict observation space with the keys "
                              f"'observations' and 'action_mask', got {space}")
-        size = space["observations"].shape[0]
-        hidden = [int(h) for h in (self.model_config or {}).get("net_arch", [256, 256])]
+        observations, actions = space["observations"], self.action_space
+        if observations.shape is None or not isinstance(actions, gym.spaces.Discrete):
+            raise ValueError(f"MaskedActorCritic needs a Box of observations and Discrete "
+                             f"actions, got {observations} and {actions}")
+        size = observations.shape[0]
+        config = self.model_config if isinstance(self.model_config, dict) else {}
+        hidden = [int(h) for h in config.get("net_arch", [256, 256])]
         last = hidden[-1] if hidden else size
         self.policy_net = _mlp(size, hidden)
-        self.action_net = nn.Linear(last, self.action_space.n)
+        self.action_net = nn.Linear(last, int(actions.n))
         self.value_mlp = _mlp(size, hidden)
         self.value_net = nn.Linear(last, 1)
 
@@ -135,9 +141,7 @@ def export_policy(module_state: dict, net_arch: list[int], rules, path: str,
 
     if not path.endswith(".zip"):
         raise ValueError(f"the exported policy's path must end in .zip, got {path!r}")
-    env = SkipBoEnv(rules.variant, rules.num_players, opponents="random",
-                    **{k: v for k, v in rules.to_dict().items()
-                       if k not in ("variant", "num_players")})
+    env = SkipBoEnv.of(rules, opponents="random")
     model = MaskablePPO("MlpPolicy", env, device="cpu",
                         policy_kwargs={"net_arch": list(net_arch)})
     weights = sb3_state_dict(module_state)

@@ -5,12 +5,9 @@ The single-game envs (`SkipBo-v0`) need no adapter: SB3 and MaskablePPO take the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:
-    from ..vector.env import SkipBoVectorEnv
+from ..vector.env import SkipBoVectorEnv
 
 
 def sb3_vec_env(env: SkipBoVectorEnv):
@@ -30,7 +27,7 @@ def sb3_vec_env(env: SkipBoVectorEnv):
 
         def __init__(self, inner: SkipBoVectorEnv):
             self.inner = inner
-            self._actions = None
+            self._actions: np.ndarray | None = None
             super().__init__(inner.num_envs, inner.single_observation_space,
                              inner.single_action_space)
 
@@ -46,7 +43,7 @@ def sb3_vec_env(env: SkipBoVectorEnv):
         def step_wait(self):
             obs, rewards, terminated, truncated, infos = self.inner.step(self._actions)
             dones = terminated | truncated
-            out = [{} for _ in range(self.num_envs)]
+            out: list[dict] = [{} for _ in range(self.num_envs)]
             for i in np.flatnonzero(dones):
                 out[i]["terminal_observation"] = infos["final_obs"][i]
                 out[i]["TimeLimit.truncated"] = bool(truncated[i] and not terminated[i])

@@ -1,7 +1,10 @@
-"""The player interface: `Agent.act(game)` reads only the seat's view and returns a legal action.
+"""The player interface: `Agent.act(view)` is given one seat's view and returns a legal action.
 
 Every player (scripted, search or trained policy) is an `Agent`; `skipbo_env.players.registry`
-turns a player name into one. The helpers here read a `SeatView` for the scripted players.
+turns a player name into one. A player is never handed the game: only the `SeatView` of the
+seat to act (``game.view()``), which holds no other seat's hand, no stock card below the top
+and no draw order (tests/test_players_see_their_seat.py). The helpers here read a view for
+the scripted players.
 """
 
 from __future__ import annotations
@@ -11,12 +14,12 @@ from collections.abc import Callable
 import numpy as np
 
 from ..actions import ActionKind, Source
-from ..engine import Game, Phase
+from ..state import Phase
 from ..view import SeatView
 
 
 class Agent:
-    """A player: `act(game)` chooses an action for `game.current_player` from its view."""
+    """A player: `act(view)` chooses an action for the seat whose view it is given."""
 
     name = "agent"
 
@@ -24,11 +27,14 @@ class Agent:
         self.seed = seed
         self.rng = np.random.default_rng(seed)
 
-    def act(self, game: Game) -> int:
-        """A legal action for the player to act, read from that seat's view only."""
-        view = game.view(game.current_player)
+    def act(self, view: SeatView) -> int:
+        """A legal action for the seat of `view` (``game.view()``: the player to act)."""
+        if not isinstance(view, SeatView):
+            raise TypeError(f"a player acts on a seat's view (game.view()), got "
+                            f"{type(view).__name__}")
         if not view.legal_actions:
-            raise ValueError("the game is over: there is no action to choose")
+            raise ValueError("there is no action to choose: the game is over or another seat "
+                             "is to act")
         return int(self.choose(view))
 
     def choose(self, view: SeatView) -> int:

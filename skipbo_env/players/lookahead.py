@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import checks
-from ..engine import Game, Phase
+from ..engine import Game
+from ..state import Phase
 from ..view import SeatView
 from .base import first_of, legal_plays, toll_or_none
 from .scripted import ExpertAgent
@@ -116,8 +117,8 @@ class LookaheadAgent(ExpertAgent):
             trial = game.clone()
             trial.step(action)
             key = (tuple(sorted(map(tuple, trial.building))), trial.phase, trial.current_player,
-                   tuple(sorted(trial.hands[view.seat])) if not view.rules.stacked
-                   else tuple(map(tuple, trial.hands[view.seat])),
+                   tuple(sorted(trial.hands[view.seat])),
+                   tuple(map(tuple, trial.stacks[view.seat])),
                    tuple(map(tuple, trial.discards[view.seat])),
                    tuple(map(len, trial.stocks)), tuple(trial.coins),
                    tuple(trial.pile_coins), trial.pending_pile)
@@ -136,7 +137,7 @@ class LookaheadAgent(ExpertAgent):
         mine = next(team for team in teams if seat in team)
         value = float(min(v for team, v in left.items() if team != mine) - left[mine])
         if game.phase == Phase.WON:
-            value += self.WIN if seat in game.winning_seats() else -self.WIN
+            value += self.WIN if seat in game.winners else -self.WIN
         return value
 
     def _play_out(self, game: Game, seat: int, end: int) -> None:
@@ -176,7 +177,7 @@ class PolicyLookaheadAgent(LookaheadAgent):
         if toll is not None:
             return toll
         game = Game.from_view(view, self.rng)
-        probs = self.policy.probabilities(game)
+        probs = self.policy.probabilities(view)
         order = [int(a) for a in np.argsort(-probs, kind="stable") if probs[a] > 0]
         best = order[0]
         if len(order) == 1 or probs[best] >= self.SURE:
@@ -203,7 +204,7 @@ class PolicyLookaheadAgent(LookaheadAgent):
         choose, policy = ExpertAgent.choose, self.policy
         while not game.is_over and game.turn < end:
             p = game.current_player
-            game.step(policy.act(game) if p == seat else choose(self, game.view(p)))
+            game.step(policy.act(game.view(p)) if p == seat else choose(self, game.view(p)))
 
     def __repr__(self) -> str:
         return f"PolicyLookaheadAgent({self.policy.path!r})"

@@ -1,8 +1,9 @@
-"""Player names, resolved in one place: every command, env, config and the web server asks here.
+"""Player names, parsed in one place into a `PlayerSpec`: every command, env, config and the web
+server asks here, so a name means the same thing everywhere.
 
-A player spec is one of
+A player name is one of
 - a scripted player's name (`SCRIPTED`: ``random``, ``naive``, ``greedy``, ``expert``,
-  ``lookahead``);
+  ``expert_tolls``, ``lookahead``);
 - a checkpoint path: a ``.zip`` written by the training scripts (or any name with a path
   separator), played by `skipbo_env.players.policy`;
 - a shipped checkpoint's name (`SHIPPED`: ``standard_2p``, ``short_2p``,
@@ -13,92 +14,132 @@ A player spec is one of
 - ``self_play`` (`SELF_PLAY`), where the caller allows it: frozen copies of the learner in
   training (the Gymnasium env's `OpponentPool`, the roles env, the training configs).
 
-`check_player` says whether a spec is acceptable where it is used, naming the problem;
-`make_agent` builds the player. The old module `skipbo_env.agents` is this one.
+`parse_player` turns a name into a `PlayerSpec` (what it is and which file it loads), naming
+the problem when it is not acceptable where it is used; `parse_players` does the same for a
+list or a comma-separated string; `make_agent` builds the player.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from importlib.resources import files
 
 from .. import checks
 from ..rules import Rules
 from .base import Agent
 from .lookahead import LookaheadAgent, PolicyLookaheadAgent
+from .policy import load_policy_agent
 from .scripted import ExpertAgent, GreedyAgent, NaiveAgent, RandomAgent, TollOnlyExpertAgent
 
 SCRIPTED: dict[str, type[Agent]] = {cls.name: cls for cls in (
     RandomAgent, NaiveAgent, GreedyAgent, ExpertAgent, TollOnlyExpertAgent, LookaheadAgent)}
 """The scripted players by name."""
-AGENTS = SCRIPTED  # the name of earlier releases
 SELF_PLAY = "self_play"
 SEARCH = "lookahead:"  # the prefix of a search player around a checkpoint
 SHIPPED = ("standard_2p", "short_2p", "rllib_standard_2p")
 """The checkpoints shipped in the package, by name (``skipbo evaluate standard_2p``)."""
 
-__all__ = ["AGENTS", "SCRIPTED", "SEARCH", "SELF_PLAY", "SHIPPED", "Agent", "ExpertAgent",
-           "GreedyAgent", "LookaheadAgent", "NaiveAgent", "PolicyLookaheadAgent", "RandomAgent",
-           "check_player", "checkpoint_of", "is_checkpoint", "make_agent", "resolve_checkpoint",
-           "searched_checkpoint", "shipped_checkpoint"]
+__all__ = ["SCRIPTED", "SEARCH", "SELF_PLAY", "SHIPPED", "PlayerKind", "PlayerSpec",
+           "checkpoint_file", "make_agent", "parse_player", "parse_players",
+           "shipped_checkpoint"]
 
 
-def shipped_checkpoint(name) -> str | None:
+class PlayerKind(str, Enum):
+    """What a player name names (a str, so it also equals its word: "scripted")."""
+
+    SCRIPTED = "scripted"  # a player of SCRIPTED
+    CHECKPOINT = "checkpoint"  # a trained policy, from its checkpoint file
+    SEARCH = "search"  # lookahead:PATH, the search around a checkpoint's policy
+    SELF_PLAY = "self_play"  # frozen copies of the learner (training only)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A player name, parsed: `name` as given (what results and tables call the player),
+    its `kind`, and for a checkpoint or a search around one the checkpoint's file (`path`; a
+    shipped checkpoint's name becomes its file in the package)."""
+
+    name: str
+    kind: PlayerKind
+    path: str | None = None
+
+    @property
+    def label(self) -> str:
+        """The name at a table: a checkpoint by its file name without the folder and ".zip"
+        (``lookahead:`` kept before it for the search around one)."""
+        if self.path is None:
+            return self.name
+        stem = os.path.splitext(os.path.basename(self.path))[0]
+        return SEARCH + stem if self.kind is PlayerKind.SEARCH else stem
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def shipped_checkpoint(name: object) -> str | None:
     """The file of the shipped checkpoint called `name` (one of `SHIPPED`), else None."""
     if not (isinstance(name, str) and name in SHIPPED):
         return None
-    from importlib.resources import files
-
     return str(files("skipbo_env") / "checkpoints" / f"{name}.zip")
 
 
-def resolve_checkpoint(name):
-    """`name` as a checkpoint file: a shipped checkpoint's name becomes its file; anything
-    else is returned as it is."""
+def checkpoint_file(name: str) -> str:
+    """`name` as a checkpoint file: a shipped checkpoint's name becomes its file in the
+    package, anything else is the path it is."""
     return shipped_checkpoint(name) or name
 
 
-def is_checkpoint(name: str) -> bool:
-    """Whether `name` names a checkpoint (a file, or a shipped checkpoint's name) rather than
-    a scripted player (or a search around one: `searched_checkpoint`)."""
-    return isinstance(name, str) and not name.startswith(SEARCH) and (
-        name.endswith(".zip") or os.path.sep in name or name in SHIPPED)
+def _checkpoint_file(name: str) -> str | None:
+    """The checkpoint file `name` names: a shipped checkpoint's name, a ``.zip`` or any path
+    with a separator; else None."""
+    shipped = shipped_checkpoint(name)
+    if shipped is not None:
+        return shipped
+    return name if name.endswith(".zip") or os.path.sep in name else None
 
 
-def searched_checkpoint(name) -> str | None:
-    """The checkpoint file of a ``lookahead:PATH`` player, else None."""
-    if isinstance(name, str) and name.startswith(SEARCH) and is_checkpoint(name[len(SEARCH):]):
-        return resolve_checkpoint(name[len(SEARCH):])
-    return None
+def _classify(name: str) -> PlayerSpec | None:
+    """What `name` names, unchecked, or None for no player."""
+    if name in SCRIPTED:
+        return PlayerSpec(name, PlayerKind.SCRIPTED)
+    if name == SELF_PLAY:
+        return PlayerSpec(name, PlayerKind.SELF_PLAY)
+    if name.startswith(SEARCH):
+        path = _checkpoint_file(name[len(SEARCH):])
+        return None if path is None else PlayerSpec(name, PlayerKind.SEARCH, path)
+    path = _checkpoint_file(name)
+    return None if path is None else PlayerSpec(name, PlayerKind.CHECKPOINT, path)
 
 
-def checkpoint_of(name) -> str | None:
-    """The checkpoint file a player spec loads (a checkpoint path or a shipped checkpoint's
-    name, or the one a ``lookahead:PATH`` searches around), else None."""
-    return resolve_checkpoint(name) if is_checkpoint(name) else searched_checkpoint(name)
-
-
-def check_player(name, where: str | None = None, *, what: str = "player",
+def parse_player(name: object, where: str | None = None, *, what: str = "player",
                  self_play: bool = False, checkpoints: bool | Collection[str] = True,
-                 exists: bool = True) -> str:
-    """`name` if it is a player spec allowed here, else ValueError saying so (prefixed with
-    `where`, the config key or argument, when given; `what` is the word for the player:
-    "player", "opponent").
+                 exists: bool = True) -> PlayerSpec:
+    """`name` (or a `PlayerSpec`, checked again) as a `PlayerSpec` if it names a player
+    allowed here, else ValueError saying so (prefixed with `where`, the config key or
+    argument, when given; `what` is the word for the player: "player", "opponent").
 
-    `self_play` allows ``self_play``; `checkpoints` allows any checkpoint path (True), none
-    (False) or only those listed; `exists` requires a checkpoint's file to exist (checked
-    cheaply: the file is not loaded)."""
-    prefix = f"{where}: " if where else ""
-    if isinstance(name, str) and name in SCRIPTED:
-        return name
-    if self_play and name == SELF_PLAY:
-        return name
-    path = checkpoint_of(name)
-    allowed = checkpoints if isinstance(checkpoints, bool) else path in checkpoints
-    if allowed and path is not None:
-        if exists and not os.path.isfile(path):
-            raise ValueError(f"{prefix}checkpoint {path} does not exist")
-        return name
+    `self_play` allows ``self_play``; `checkpoints` allows any checkpoint (True), none
+    (False) or only the files listed; `exists` requires a checkpoint's file to exist
+    (checked cheaply: the file is not loaded)."""
+    if isinstance(name, PlayerSpec):
+        name = name.name
+    spec = _classify(name) if isinstance(name, str) else None
+    allowed = spec is not None and (
+        spec.kind is PlayerKind.SCRIPTED
+        or (spec.kind is PlayerKind.SELF_PLAY and self_play)
+        or (spec.path is not None and (checkpoints if isinstance(checkpoints, bool)
+                                       else spec.path in checkpoints)))
+    if spec is not None and allowed:
+        if exists and spec.path is not None and not os.path.isfile(spec.path):
+            raise ValueError(f"{where + ': ' if where else ''}checkpoint {spec.path} does not "
+                             f"exist")
+        return spec
     choices = [*SCRIPTED] + ([SELF_PLAY] if self_play else [])
     also = ""
     if checkpoints is True:
@@ -106,28 +147,35 @@ def check_player(name, where: str | None = None, *, what: str = "player",
                 f"{SEARCH}PATH searches around it)")
     elif checkpoints:
         choices += [str(c) for c in checkpoints] + [SEARCH + str(c) for c in checkpoints]
-    raise ValueError(f"{prefix}unknown {what} {checks.shown(name)}; one of {', '.join(choices)}"
-                     f"{also}")
+    raise ValueError(f"{where + ': ' if where else ''}unknown {what} {checks.shown(name)}; one "
+                     f"of {', '.join(choices)}{also}")
 
 
-def make_agent(name: str, seed: int = 0, rules: Rules | None = None,
+def parse_players(names: str | Sequence[object], where: str | None = None,
+                  **options) -> list[PlayerSpec]:
+    """Player names from a list or a comma-separated string ("expert,naive"), each parsed as
+    `parse_player` parses it (with the same `options`)."""
+    if isinstance(names, str):
+        names = [name.strip() for name in names.split(",")]
+    elif not isinstance(names, Sequence):
+        raise ValueError(f"{where + ': ' if where else ''}give player names as a list or "
+                         f"separated by commas, got {checks.shown(names)}")
+    return [parse_player(name, where, **options) for name in names]
+
+
+def make_agent(player: str | PlayerSpec, seed: int = 0, rules: Rules | None = None,
                rollouts: int | None = None) -> Agent:
-    """The scripted player called `name`, the trained policy at checkpoint path `name`
-    (a ``.zip`` from the training scripts; needs the ``train`` extra; checked against
-    `rules` now when given) or the search around one (``lookahead:PATH``), seeded with
-    `seed`. `rollouts` caps a search player's rollouts per decision (the others ignore it)."""
+    """The player a name (or a parsed `PlayerSpec`) names, seeded with `seed`: a scripted
+    player, the trained policy of a checkpoint (needs the ``train`` extra; checked against
+    `rules` now when given) or the search around one (``lookahead:PATH``). `rollouts` caps a
+    search player's rollouts per decision (the others ignore it)."""
     seed = checks.integer(seed, "seed", minimum=0)
-    path = checkpoint_of(name)
-    if path is not None:
-        from .policy import load_policy_agent
-        policy = load_policy_agent(path, rules=rules, seed=seed)
-        if searched_checkpoint(name) is None:
+    spec = parse_player(player, what="agent", exists=False)
+    if spec.path is not None:
+        policy = load_policy_agent(spec.path, rules=rules, seed=seed)
+        if spec.kind is PlayerKind.CHECKPOINT:
             return policy
         return PolicyLookaheadAgent(policy, seed, rollouts=rollouts)
-    if not isinstance(name, str) or name not in SCRIPTED:
-        raise ValueError(f"unknown agent {checks.shown(name)}; available: "
-                         f"{', '.join(SCRIPTED)}, a shipped checkpoint ({', '.join(SHIPPED)}) "
-                         f"or a checkpoint path (.zip; {SEARCH}PATH searches around it)")
-    if name == LookaheadAgent.name and rollouts is not None:
+    if spec.name == LookaheadAgent.name and rollouts is not None:
         return LookaheadAgent(seed, rollouts=rollouts)
-    return SCRIPTED[name](seed)
+    return SCRIPTED[spec.name](seed)

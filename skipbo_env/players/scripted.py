@@ -1,6 +1,6 @@
 """Scripted players: `random`, `naive`, `greedy` and `expert` (docs/agents.md).
 
-Each reads only its seat's view (`Game.view`) and returns a legal action; every player is
+Each is given only its seat's view (`Game.view`) and returns a legal action; every player is
 seeded and deterministic given its seed, and plays every variant. The batched engine's
 copies (skipbo_env/vector/players.py) choose exactly the same moves; each class names its
 mirror (`Mirror:`), and tests/test_mirrors.py checks the names.
@@ -8,14 +8,16 @@ mirror (`Mirror:`), and tests/test_mirrors.py checks the names.
 
 from __future__ import annotations
 
-from ..engine import Phase
+from collections.abc import Sequence
+
+from ..state import Phase
 from ..view import SeatView
 from .base import Agent, first_of, legal_plays, toll_or_none
 
 
 class RandomAgent(Agent):
     """A uniformly random legal action.
-    Mirror: vector.kernels.pick_random"""
+    Mirror: vector.play_rules.pick_random"""
 
     name = "random"
 
@@ -29,7 +31,7 @@ class NaiveAgent(Agent):
     in building-pile order; else end the turn if that is legal; else discard the hand card that
     has been in hand longest onto discard pile 0. (In Skip-Bo Masters it pays every toll it
     can and never spends coins otherwise.)
-    Mirror: vector.players.naive_action"""
+    Mirror: vector.scripted.naive_action"""
 
     name = "naive"
 
@@ -55,7 +57,7 @@ class GreedyAgent(Agent):
     then discards onto a pile with the same or next-higher number on top. (In the junior games,
     where play is compulsory, it plays the first legal play when nothing helps; in Skip-Bo
     Masters it pays every toll it can and never spends coins otherwise.)
-    Mirror: vector.players.greedy_action"""
+    Mirror: vector.scripted.greedy_action"""
 
     name = "greedy"
 
@@ -89,7 +91,8 @@ class GreedyAgent(Agent):
     @staticmethod
     def _card(view: SeatView, source) -> int:
         if source.kind == "hand":
-            return view.hand[source.index][-1] if view.rules.stacked else source.index
+            return view.stacks[view.seat][source.index][-1] if view.rules.stacked \
+                else source.index
         owner = view.owners[source.owner]
         if source.kind == "stock":
             return view.stock_tops[owner]
@@ -106,7 +109,7 @@ class GreedyAgent(Agent):
     def _discard(self, view: SeatView) -> int:
         """The highest number onto the same or the next-higher number, else onto an empty
         pile, else onto the pile whose top is closest above it.
-        Mirror: vector.players._greedy_discard"""
+        Mirror: vector.scripted._greedy_discard"""
         layout, rules = view.layout, view.rules
         tops = [pile[-1] if pile else None for pile in view.discard_piles[view.seat]]
         # Numbers high to low, wilds last; among cards of one rank (tolls in Skip-Bo Masters)
@@ -122,9 +125,9 @@ class GreedyAgent(Agent):
                 return layout.discard(cards[0], i)
         # Otherwise on the pile whose top is closest above the card (or simply highest).
         card = cards[0]
+        ranks = [view.rank(top) for top in tops if top is not None]  # no pile is empty now
         best = min(range(rules.discard_piles),
-                   key=lambda i: (view.rank(tops[i]) < view.rank(card),
-                                  abs(view.rank(tops[i]) - view.rank(card))))
+                   key=lambda i: (ranks[i] < view.rank(card), abs(ranks[i] - view.rank(card))))
         return layout.discard(card, best)
 
 
@@ -157,7 +160,7 @@ class ExpertAgent(GreedyAgent):
     `expert_tolls` (`TollOnlyExpertAgent`) is the earlier toll-only player, kept for
     comparison. In the junior games, where play is compulsory, steps 1-4 pick the play and a
     safe play is preferred.
-    Mirror: vector.players.expert_action"""
+    Mirror: vector.scripted.expert_action"""
 
     name = "expert"
     SAFE_GAP = 3  # measured best of 0-5 against naive (docs/agents.md)
@@ -189,7 +192,7 @@ class ExpertAgent(GreedyAgent):
     def _danger(self, view: SeatView) -> int | None:
         """The number a building pile must not be raised to: one below the next player's
         stock top (None when that top is a wild or the stock is empty).
-        Mirror: vector.players._danger"""
+        Mirror: vector.scripted._danger"""
         nxt = (view.seat + 1) % view.rules.num_players
         if nxt in view.rules.team_of(view.seat):
             return None
@@ -202,7 +205,7 @@ class ExpertAgent(GreedyAgent):
         """Raising `pile` keeps it out of the next player's easy reach: it completes the pile,
         or goes past their stock top, or leaves more than SAFE_GAP numbers between the pile
         and their stock top that their visible discard-pile tops cannot fill.
-        Mirror: vector.players._safe"""
+        Mirror: vector.scripted._safe"""
         new = len(view.building_piles[pile]) + 1
         danger = self._danger(view)
         if danger is None or new == view.rules.max_rank or new > danger:
@@ -215,7 +218,7 @@ class ExpertAgent(GreedyAgent):
         return missing > self.SAFE_GAP
 
     def _stock_play(self, view: SeatView, plays) -> int | None:
-        """Mirror: vector.players._expert_stock_play"""
+        """Mirror: vector.scripted._expert_stock_play"""
         stock = [(a, s, pile) for a, s, pile in plays if s.kind == "stock"]
         if not stock:
             return None
@@ -234,14 +237,14 @@ class ExpertAgent(GreedyAgent):
 
     def _hand_ranks(self, view: SeatView) -> list[int]:
         if view.rules.stacked:
-            return [stack[-1] for stack in view.hand if stack]
+            return [stack[-1] for stack in view.stacks[view.seat] if stack]
         return list(view.hand)
 
     def _chain_step(self, view: SeatView, plays) -> int | None:
         """The first play of the cheapest chain to the own stock top; in team games, when
         there is none (or its first play is not legal), to each teammate's stock top in turn
         (a teammate's stock card counts for the team as one's own; `_stock_play` plays it).
-        Mirror: vector.players._expert_chain_step"""
+        Mirror: vector.scripted._expert_chain_step"""
         for owner in view.owners:  # itself first, then its teammates
             action = self._chain_to(view, plays, owner)
             if action is not None:
@@ -250,7 +253,7 @@ class ExpertAgent(GreedyAgent):
 
     def _chain_to(self, view: SeatView, plays, owner: int) -> int | None:
         """The first play of the cheapest chain that lets seat `owner`'s stock top be played.
-        Mirror: vector.players._chain_to"""
+        Mirror: vector.scripted._chain_to"""
         top = view.stock_tops[owner]
         m = view.rules.max_rank + 1
         if top is None or top % m == 0:
@@ -264,6 +267,7 @@ class ExpertAgent(GreedyAgent):
             if view.pending_pile is not None and pile != view.pending_pile:
                 continue  # a coin play's follow-up goes on its pile
             shows = len(cards)
+            needs: Sequence[int]
             if shows < target - 1:
                 needs = range(shows + 1, target)
             else:  # complete the pile first, then build it again up to the stock
@@ -282,7 +286,7 @@ class ExpertAgent(GreedyAgent):
     def _first_play(self, view: SeatView, plays, first: tuple, pile: int) -> int | None:
         """The legal play of a plan's first source (`_fill`) onto `pile`; a hand source is the
         hand card of that rank (the first held, with its toll, in Masters).
-        Mirror: vector.players._first_play"""
+        Mirror: vector.scripted._first_play"""
         if first[0] == "hand":
             m = view.rules.max_rank + 1
             first = ("hand", next(c for c in self._hand_ranks(view) if c % m == first[1]))
@@ -297,7 +301,7 @@ class ExpertAgent(GreedyAgent):
         `_chain_step` finds them. Cheapest: fewest coins, a coin play before a purchase, then
         as `_chain_step`; the first building pile, the lowest number of those. Only in the
         play phase, while coins are spent at all (`COINS`).
-        Mirror: vector.players._expert_coin_step"""
+        Mirror: vector.scripted._expert_coin_step"""
         if not (self.COINS and view.rules.coins) or view.phase != Phase.PLAY:
             return None
         target = self._stock_target(view)
@@ -332,15 +336,20 @@ class ExpertAgent(GreedyAgent):
         if first != ("gap",):
             return self._first_play(view, plays, first, pile)
         layout = view.layout
-        action = (layout.coin_play(pile) if kind == 0
-                  else layout.purchase(self._seller(view, gap), pile))
+        if kind == 0:
+            action = layout.coin_play(pile)
+        else:
+            seller = self._seller(view, gap)
+            if seller is None:
+                return None
+            action = layout.purchase(seller, pile)
         return action if action in view.legal_actions else None
 
     def _seller(self, view: SeatView, rank: int) -> int | None:
         """The purchase source (`ActionLayout.purchase_sources`, by number) of another team's
         top card showing `rank`, else a wild: discard-pile tops first, then stock tops that
         are not their owner's last card (if `BUY_STOCK`); None when there is none.
-        Mirror: vector.players._seller"""
+        Mirror: vector.scripted._seller"""
         n, mine = view.rules.num_players, view.rules.team_of(view.seat)
         best = None
         for k, source in enumerate(view.layout.purchase_sources):
@@ -367,10 +376,11 @@ class ExpertAgent(GreedyAgent):
         discard tops first (digging down), then hand numbers, then wilds from discard tops,
         then hand wilds; the number `gap` (if any) is left to coins, its source ("gap",).
         Returns (first source, wilds used, hand cards used) or None.
-        Mirror: vector.players._fill"""
+        Mirror: vector.scripted._fill"""
         piles = [cards[:] for _, cards in tops]
         hand = hand[:]
-        first, wilds, hand_used = None, 0, 0
+        first: tuple | None = None
+        wilds = hand_used = 0
         for need in needs:
             if need == gap:
                 first = first or ("gap",)
@@ -402,7 +412,7 @@ class ExpertAgent(GreedyAgent):
 
     def _action_for(self, view: SeatView, plays, key: tuple, pile: int) -> int | None:
         """The legal play from source `key` onto `pile`.
-        Mirror: vector.players._hand_play"""
+        Mirror: vector.scripted._hand_play"""
         for action, source, target in plays:
             if target != pile:
                 continue
@@ -416,7 +426,7 @@ class ExpertAgent(GreedyAgent):
 
     def _hand_out(self, view: SeatView, plays) -> int | None:
         """The first play of a sequence that empties the hand, if there is one.
-        Mirror: vector.players._expert_hand_out"""
+        Mirror: vector.scripted._expert_hand_out"""
         if view.rules.stacked or not view.hand:
             return None
         m, fits = view.rules.max_rank + 1, view.fits
@@ -448,7 +458,7 @@ class ExpertAgent(GreedyAgent):
         return self._action_for(view, plays, first[0], first[1])
 
     def _safe_play(self, view: SeatView, plays) -> int | None:
-        """Mirror: vector.players._expert_safe_play"""
+        """Mirror: vector.scripted._expert_safe_play"""
         options = []
         for action, source, pile in plays:
             card = self._card(view, source)
@@ -462,7 +472,7 @@ class ExpertAgent(GreedyAgent):
     def _unstall(self, view: SeatView, plays) -> int | None:
         """With nothing left to draw, any play (numbers before wilds, the highest pile
         first) rather than a turn that may end the game as a draw.
-        Mirror: vector.players._expert_unstall"""
+        Mirror: vector.scripted._expert_unstall"""
         if view.draw_pile_size or view.set_aside:
             return None
         options = [(view.rank(self._card(view, source)) == 0, -len(view.building_piles[pile]),
@@ -470,11 +480,11 @@ class ExpertAgent(GreedyAgent):
         return min(options)[2] if options else None
 
     def _discard(self, view: SeatView) -> int:
-        """Mirror: vector.players._expert_discard"""
+        """Mirror: vector.scripted._expert_discard"""
         layout = view.layout
         tops = [pile[-1] if pile else None for pile in view.discard_piles[view.seat]]
         keep = self._chain_needs(view)
-        best = None
+        best: tuple[tuple, int, int] | None = None
         for card in set(view.hand):
             rank = view.rank(card)
             for i, top in enumerate(tops):
@@ -492,16 +502,17 @@ class ExpertAgent(GreedyAgent):
                 score = (rank != 0, rank not in keep, fit, rank)
                 if best is None or score > best[0]:
                     best = (score, card, i)
+        assert best is not None, "a discard is legal only with cards in hand"
         return layout.discard(best[1], best[2])
 
     def _chain_needs(self, view: SeatView) -> set[int]:
         """The numbers between some building pile and the stock top.
-        Mirror: vector.players._expert_discard"""
+        Mirror: vector.scripted._expert_discard"""
         top = view.stock_tops[view.seat]
         if top is None or view.rank(top) == 0:
             return set()
         target = view.rank(top)
-        needs = set()
+        needs: set[int] = set()
         for cards in view.building_piles:
             needs.update(range(len(cards) + 1, target))
         return needs

@@ -1,15 +1,32 @@
-"""Training configuration: YAML, validated before any training starts (docs/training.md)."""
+"""Training configuration: YAML, validated before any training starts, and parsed once into a
+typed `TrainConfig` (docs/training.md). The YAML's keys are `DEFAULTS`' (the defaults in
+YAML terms); the typed sections name the same keys as fields."""
 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import math
 import re
-from typing import Any
+import typing
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from .. import checks
-from ..players.registry import SCRIPTED, check_player
+from ..actions import ActionLayout
+from ..observation import PILE_DEPTH, ObservationEncoder
+from ..players.checkpoints import (
+    ACTIVATIONS,
+    MAX_LAYERS,
+    MAX_WIDTH,
+    checkpoint_spec,
+    fits_games_of,
+    is_net_arch,
+)
+from ..players.registry import SCRIPTED, PlayerKind, parse_player
 from ..rules import Rules, allowed_players
+from ..vector.batched import check_engine_size
+from ..vector.scripted import BATCHED_PLAYERS
 
 VEC_ENVS = ("subproc", "dummy", "batched")
 BATCHED_GAMES = 256  # games in the batched engine when n_envs is 0
@@ -125,8 +142,6 @@ def check_dir(value, key: str) -> str:
 
 def check_net_arch(arch, key: str = "ppo.net_arch") -> list[int]:
     """Hidden layer widths, as the safe checkpoint loader accepts them."""
-    from ..players.policy import MAX_LAYERS, MAX_WIDTH, is_net_arch
-
     if not is_net_arch(arch):
         raise ConfigError(f"{key} must be a list of 1 to {MAX_LAYERS} layer widths from 1 to "
                           f"{MAX_WIDTH}, got {_show(arch)}")
@@ -141,8 +156,6 @@ def parse_net_arch(text: str, key: str) -> list[int]:
 
 def check_activation(name, key: str = "ppo.activation") -> str:
     """The hidden layers' activation, one the safe checkpoint loader rebuilds."""
-    from ..players.policy import ACTIVATIONS
-
     if not isinstance(name, str) or name not in ACTIVATIONS:
         raise ConfigError(f"{key} must be one of {', '.join(ACTIVATIONS)}, got {_show(name)}")
     return name
@@ -169,42 +182,229 @@ def merge(defaults: dict, given: dict, where: str) -> dict:
 def _player(name, where: str) -> None:
     """A player spec of the config (the registry's rules), or ConfigError."""
     try:
-        check_player(name, where)
+        parse_player(name, where)
     except ValueError as e:
         raise ConfigError(str(e)) from None
 
 
-def check_game(cfg: dict) -> None:
+def check_game(cfg: dict) -> Rules:
     """Check a merged config's name, game (variant, num_players, rules) and seed, shared by
-    the SB3 and the RLlib configs; the rules go to cfg["_rules"]."""
+    the SB3 and the RLlib configs; returns the game's rules."""
     check_run_name(cfg["name"])
     if not isinstance(cfg["rules"], dict) or any(not isinstance(k, str) for k in cfg["rules"]):
         raise ConfigError(f"rules must map rule names to values, got {_show(cfg['rules'])}")
     try:
         allowed_players(cfg["variant"])
-        cfg["_rules"] = Rules.preset(cfg["variant"], cfg["num_players"], **cfg["rules"])
+        rules = Rules.preset(cfg["variant"], cfg["num_players"], **cfg["rules"])
     except (TypeError, ValueError, OverflowError) as e:
         raise ConfigError(f"variant/num_players/rules: {e}") from None
     number(cfg["seed"], "seed", integer=True, minimum=0, maximum=SEED_MAX)
+    return rules
 
 
-def validate(raw: dict) -> dict:
-    """The full configuration (defaults filled in), or ConfigError naming the problem."""
+S = TypeVar("S", bound="Section")
+
+
+class Section:
+    """A config section as typed values: a frozen dataclass whose fields are the section's
+    YAML keys (a key that is a Python keyword, RLlib's ``lambda``, ends in "_" as a field),
+    built from the merged and checked dictionary by `build` and written back by `to_dict`.
+    A field whose metadata says ``derived`` (the game's `Rules`) is no key: `build` takes it
+    as an argument and `to_dict` leaves it out."""
+
+    @classmethod
+    def build(cls: type[S], data: dict, **derived: Any) -> S:
+        """The section of the checked dictionary `data` (nested sections built in turn)."""
+        hints = typing.get_type_hints(cls)
+        values = dict(derived)
+        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+            if f.metadata.get("derived"):
+                continue
+            value, kind = data[f.name.rstrip("_")], hints[f.name]
+            if isinstance(kind, type) and issubclass(kind, Section):
+                value = kind.build(value)
+            elif typing.get_origin(kind) is tuple:
+                item = typing.get_args(kind)[0]
+                value = tuple(item.build(v) if isinstance(item, type)
+                              and issubclass(item, Section) else v for v in value)
+            elif typing.get_origin(kind) is dict:
+                value = dict(value)
+            values[f.name] = value
+        return cls(**values)
+
+    def to_dict(self) -> dict:
+        """The section as the YAML writes it (lists for tuples), its derived fields left out:
+        what a model card records as the run's config."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):  # type: ignore[arg-type]
+            if f.metadata.get("derived"):
+                continue
+            value = getattr(self, f.name)
+            if isinstance(value, Section):
+                value = value.to_dict()
+            elif isinstance(value, tuple):
+                value = [v.to_dict() if isinstance(v, Section) else v for v in value]
+            elif isinstance(value, dict):
+                value = copy.deepcopy(value)
+            out[f.name.rstrip("_")] = value
+        return out
+
+
+@dataclass(frozen=True)
+class SelfPlay(Section):
+    """``self_play``: frozen copies of the learner as opponents."""
+
+    weight: float
+    save_every: int
+    pool_size: int
+    refresh: int
+
+
+@dataclass(frozen=True)
+class Stage(Section):
+    """One stage of the ``curriculum``: the stock size until a number of steps."""
+
+    until: int
+    stock_size: int
+
+
+@dataclass(frozen=True)
+class Dagger(Section):
+    """``pretrain.dagger``: rounds of the learner's own states labelled by the teacher."""
+
+    rounds: int
+    samples: int
+    epochs: int
+    aggregate: bool
+
+
+@dataclass(frozen=True)
+class Rollout(Section):
+    """``pretrain.rollout``: the rollout teacher's labels."""
+
+    enabled: bool
+    margin: float
+    win_bonus: float
+    deals: int
+
+
+@dataclass(frozen=True)
+class Pretrain(Section):
+    """``pretrain``: behaviour cloning before PPO."""
+
+    samples: int
+    teacher: str
+    epochs: int
+    learning_rate: float
+    batch_size: int
+    fresh: bool
+    dagger: Dagger
+    rollout: Rollout
+
+
+@dataclass(frozen=True)
+class PPO(Section):
+    """``ppo``: MaskablePPO's settings and the network."""
+
+    learning_rate: float
+    n_steps: int
+    batch_size: int
+    n_epochs: int
+    gamma: float
+    gae_lambda: float
+    clip_range: float
+    ent_coef: float
+    vf_coef: float
+    max_grad_norm: float
+    net_arch: tuple[int, ...]
+    activation: str
+
+    def algorithm_kwargs(self) -> dict[str, Any]:
+        """MaskablePPO's keyword arguments (the network aside: `net_arch`, `activation`)."""
+        return {k: v for k, v in self.to_dict().items() if k not in ("net_arch", "activation")}
+
+
+@dataclass(frozen=True)
+class Eval(Section):
+    """``eval``: the learning curve's evaluations and the final one."""
+
+    every: int
+    games: int
+    opponents: tuple[str, ...]
+    final_games: int
+    final_opponents: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TrainConfig(Section):
+    """A checked training config (`validate`): every key of `DEFAULTS` as a typed field, and
+    `game_rules`, the `Rules` its variant, players and rule overrides (``rules``) make."""
+
+    name: str
+    variant: str
+    num_players: int
+    rules: dict[str, Any]  # overrides of the preset, as the YAML gives them
+    seed: int
+    total_timesteps: int
+    n_envs: int
+    vec_env: str
+    opponents: dict[str, float]
+    self_play: SelfPlay
+    curriculum: tuple[Stage, ...]
+    stock_reward: float
+    opponent_stock_reward: float
+    init: str
+    pretrain: Pretrain
+    ppo: PPO
+    eval: Eval
+    output_dir: str
+    log_dir: str
+    game_rules: Rules = field(metadata={"derived": True}, repr=False)
+
+    def with_changes(self, **changes: Any) -> TrainConfig:
+        """This config with some keys changed (YAML values), checked again."""
+        return validate({**self.to_dict(), **changes})
+
+
+def validate(raw: dict) -> TrainConfig:
+    """The full configuration (defaults filled in) as a `TrainConfig`, or ConfigError naming
+    the problem."""
     cfg = merge(DEFAULTS, raw, "")
     if cfg["init"] is None:
         cfg["init"] = ""  # null: no checkpoint to start from
     for key, value in cfg.items():
         if value is None:
             raise ConfigError(f"{key} is required")
-    check_game(cfg)
-    rules = cfg["_rules"]
+    rules = check_game(cfg)
     number(cfg["total_timesteps"], "total_timesteps", integer=True, minimum=0, maximum=10**12)
     number(cfg["n_envs"], "n_envs", integer=True, minimum=0,
            maximum=MAX_BATCHED_GAMES if cfg["vec_env"] == "batched" else MAX_ENV_PROCESSES)
     if cfg["vec_env"] not in VEC_ENVS:
         raise ConfigError(f"vec_env must be one of {', '.join(VEC_ENVS)}, got "
                           f"{cfg['vec_env']!r}")
-    opponents = cfg["opponents"]
+    _check_opponents(cfg["opponents"])
+    _check_self_play(cfg["self_play"])
+    cfg["curriculum"] = _checked_curriculum(cfg["curriculum"], rules)
+    number(cfg["stock_reward"], "stock_reward", minimum=-100, maximum=100)
+    number(cfg["opponent_stock_reward"], "opponent_stock_reward", minimum=-100, maximum=100)
+    _check_pretrain(cfg["pretrain"], cfg["vec_env"])
+    _check_cloning_memory(cfg, rules)
+    _check_ppo(cfg["ppo"])
+    _check_init(cfg, rules)
+    if cfg["total_timesteps"] == 0 and not cfg["pretrain"]["samples"]:
+        raise ConfigError("total_timesteps is 0 (no PPO) but pretrain.samples is 0 too: the run "
+                          "would train nothing; give pretrain.samples (behaviour cloning alone) "
+                          "or total_timesteps")
+    if cfg["vec_env"] == "batched":
+        _check_batched(cfg)
+        _check_batched_memory(cfg, rules)
+    _check_eval(cfg["eval"])
+    for key in ("output_dir", "log_dir"):
+        check_dir(cfg[key], key)
+    return TrainConfig.build(cfg, game_rules=rules)
+
+
+def _check_opponents(opponents) -> None:
     if not isinstance(opponents, dict) or not opponents:
         raise ConfigError(f"opponents must map player names to weights, got {_show(opponents)}")
     for name, weight in opponents.items():
@@ -212,28 +412,36 @@ def validate(raw: dict) -> dict:
         number(weight, f"opponents.{name}", minimum=0, maximum=MAX_WEIGHT)
     if sum(opponents.values()) <= 0:
         raise ConfigError("opponents: at least one weight must be positive")
-    sp = cfg["self_play"]
+
+
+def _check_self_play(sp: dict) -> None:
     number(sp["weight"], "self_play.weight", minimum=0, maximum=MAX_WEIGHT)
     number(sp["save_every"], "self_play.save_every", integer=True, minimum=1)
     number(sp["pool_size"], "self_play.pool_size", integer=True, minimum=1, maximum=1000)
     number(sp["refresh"], "self_play.refresh", integer=True, minimum=1)
-    if not isinstance(cfg["curriculum"], list):
+
+
+def _checked_curriculum(curriculum, rules: Rules) -> list[dict]:
+    """The curriculum's stages, each {until, stock_size}, ascending, within the rules' stock."""
+    if not isinstance(curriculum, list):
         raise ConfigError(f"curriculum must be a list of {{until, stock_size}}, got "
-                          f"{_show(cfg['curriculum'])}")
-    last = 0
-    for i, stage in enumerate(cfg["curriculum"]):
+                          f"{_show(curriculum)}")
+    last, out = 0, []
+    for i, stage in enumerate(curriculum):
         stage = merge({"until": None, "stock_size": None}, stage, f"curriculum[{i}].")
         for key in ("until", "stock_size"):
             if stage[key] is None:
                 raise ConfigError(f"curriculum[{i}].{key} is required")
         number(stage["until"], f"curriculum[{i}].until", integer=True, above=last)
         number(stage["stock_size"], f"curriculum[{i}].stock_size", integer=True, minimum=1,
-                maximum=rules.stock_size)
+               maximum=rules.stock_size)
         last = stage["until"]
-        cfg["curriculum"][i] = stage
-    number(cfg["stock_reward"], "stock_reward", minimum=-100, maximum=100)
-    number(cfg["opponent_stock_reward"], "opponent_stock_reward", minimum=-100, maximum=100)
-    pt = cfg["pretrain"]
+        out.append(stage)
+    return out
+
+
+def _check_pretrain(pt: dict, vec_env: str) -> None:
+    """Behaviour cloning, its rollout teacher and DAgger."""
     number(pt["samples"], "pretrain.samples", integer=True, minimum=0, maximum=10**9)
     if not isinstance(pt["teacher"], str) or pt["teacher"] not in SCRIPTED:
         raise ConfigError(f"pretrain.teacher must be a player name from {', '.join(SCRIPTED)}, "
@@ -242,7 +450,7 @@ def validate(raw: dict) -> dict:
     number(pt["batch_size"], "pretrain.batch_size", integer=True, minimum=2, maximum=10**7)
     number(pt["learning_rate"], "pretrain.learning_rate", above=0, maximum=1)
     _flag(pt["fresh"], "pretrain.fresh")
-    if pt["fresh"] and cfg["vec_env"] != "batched":
+    if pt["fresh"] and vec_env != "batched":
         raise ConfigError("pretrain.fresh needs vec_env batched (new decisions for every pass "
                           "come from the batched teacher)")
     rollout = pt["rollout"]
@@ -253,7 +461,7 @@ def validate(raw: dict) -> dict:
     if rollout["deals"] and not rollout["enabled"]:
         raise ConfigError("pretrain.rollout.deals needs pretrain.rollout.enabled true (the "
                           "deals are the rollout teacher's)")
-    if rollout["enabled"] and (cfg["vec_env"] != "batched" or pt["teacher"] != "expert"):
+    if rollout["enabled"] and (vec_env != "batched" or pt["teacher"] != "expert"):
         raise ConfigError("pretrain.rollout.enabled needs vec_env batched and pretrain.teacher "
                           "expert (the rollouts play the batched expert)")
     dagger = pt["dagger"]
@@ -261,11 +469,12 @@ def validate(raw: dict) -> dict:
     number(dagger["rounds"], "pretrain.dagger.rounds", integer=True, minimum=0, maximum=1000)
     number(dagger["samples"], "pretrain.dagger.samples", integer=True, minimum=1, maximum=10**9)
     number(dagger["epochs"], "pretrain.dagger.epochs", integer=True, minimum=1, maximum=10**4)
-    if dagger["rounds"] and (cfg["vec_env"] != "batched" or not pt["samples"]):
+    if dagger["rounds"] and (vec_env != "batched" or not pt["samples"]):
         raise ConfigError("pretrain.dagger.rounds needs vec_env batched and pretrain.samples "
                           "above 0 (the learner's states are labelled by the batched teacher)")
-    _check_cloning_memory(cfg)
-    ppo = cfg["ppo"]
+
+
+def _check_ppo(ppo: dict) -> None:
     number(ppo["learning_rate"], "ppo.learning_rate", above=0, maximum=1)
     number(ppo["n_steps"], "ppo.n_steps", integer=True, minimum=1, maximum=10**6)
     number(ppo["batch_size"], "ppo.batch_size", integer=True, minimum=2, maximum=10**7)
@@ -278,15 +487,9 @@ def validate(raw: dict) -> dict:
         number(ppo[key], f"ppo.{key}", minimum=0, maximum=100)
     check_net_arch(ppo["net_arch"])
     check_activation(ppo["activation"])
-    _check_init(cfg)
-    if cfg["total_timesteps"] == 0 and not cfg["pretrain"]["samples"]:
-        raise ConfigError("total_timesteps is 0 (no PPO) but pretrain.samples is 0 too: the run "
-                          "would train nothing; give pretrain.samples (behaviour cloning alone) "
-                          "or total_timesteps")
-    if cfg["vec_env"] == "batched":
-        _check_batched(cfg)
-        _check_batched_memory(cfg)
-    ev = cfg["eval"]
+
+
+def _check_eval(ev: dict) -> None:
     number(ev["every"], "eval.every", integer=True, minimum=1)
     for key in ("games", "final_games"):
         number(ev[key], f"eval.{key}", integer=True, minimum=0, maximum=10**7)
@@ -296,34 +499,26 @@ def validate(raw: dict) -> dict:
                                               for n in names):
             raise ConfigError(f"eval.{key} must be a list of player names from "
                               f"{', '.join(SCRIPTED)}, got {_show(names)}")
-    for key in ("output_dir", "log_dir"):
-        check_dir(cfg[key], key)
-    return cfg
 
 
 def _check_batched(cfg: dict) -> None:
     """The batched engine plays its own scripted players (not `lookahead`) and checkpoints;
     its teacher for behaviour cloning is one of its scripted players."""
-    from ..players.registry import is_checkpoint
-    from ..vector.players import AGENT_NAMES
-
     others = [name for name, w in cfg["opponents"].items()
-              if w > 0 and name not in AGENT_NAMES and not is_checkpoint(name)]
+              if w > 0 and name not in BATCHED_PLAYERS
+              and parse_player(name).kind is not PlayerKind.CHECKPOINT]
     if others:
-        raise ConfigError(f"vec_env batched plays {', '.join(AGENT_NAMES)} and checkpoints as "
+        raise ConfigError(f"vec_env batched plays {', '.join(BATCHED_PLAYERS)} and checkpoints as "
                           f"opponents, not {others[0]!r}; use vec_env subproc for it")
-    if cfg["pretrain"]["samples"] and cfg["pretrain"]["teacher"] not in AGENT_NAMES:
+    if cfg["pretrain"]["samples"] and cfg["pretrain"]["teacher"] not in BATCHED_PLAYERS:
         raise ConfigError(f"pretrain.teacher: vec_env batched clones one of "
-                          f"{', '.join(AGENT_NAMES)}, not {cfg['pretrain']['teacher']!r}")
+                          f"{', '.join(BATCHED_PLAYERS)}, not {cfg['pretrain']['teacher']!r}")
 
 
-def _check_init(cfg: dict) -> None:
+def _check_init(cfg: dict, mine: Rules) -> None:
     """`init` names a checkpoint the safe loader takes, made for games of these rules' shape
     (the same observation and actions; the stock size may differ) with the config's network.
     With pretrain.samples too, cloning (and DAgger) go on from the checkpoint's weights."""
-    from ..observation import PILE_DEPTH
-    from ..players.policy import checkpoint_spec, fits_games_of
-
     path = cfg["init"]
     if not path:
         return
@@ -333,7 +528,6 @@ def _check_init(cfg: dict) -> None:
         _, rules, depth, arch, activation = checkpoint_spec(path)
     except ValueError as e:
         raise ConfigError(f"init: {e}") from None
-    mine = cfg["_rules"]
     if depth != PILE_DEPTH or not fits_games_of(rules, depth, mine):
         raise ConfigError(f"init: checkpoint {path} plays {rules.variant} with "
                           f"{rules.num_players} players (pile_depth {depth}); its observations "
@@ -345,13 +539,11 @@ def _check_init(cfg: dict) -> None:
                           f"{cfg['ppo']['net_arch']} with {cfg['ppo']['activation']}")
 
 
-def _check_batched_memory(cfg: dict) -> None:
+def _check_batched_memory(cfg: dict, rules: Rules) -> None:
     """n_envs games of the batched engine must fit in its arrays' bound
     (`vector.batched.check_engine_size`)."""
-    from ..vector.batched import check_engine_size
-
     try:
-        check_engine_size(cfg["_rules"], cfg["n_envs"] or BATCHED_GAMES, name="n_envs")
+        check_engine_size(rules, cfg["n_envs"] or BATCHED_GAMES, name="n_envs")
     except ValueError as e:
         raise ConfigError(str(e)) from None
 
@@ -360,15 +552,15 @@ MAX_CLONING_BYTES = 16 * 2**30  # behaviour cloning's samples held at once, at m
 CLONING_COPIES = 3  # the samples as collected, joined, and a joined training set's copy
 
 
-def cloning_bytes(cfg: dict) -> int:
+def cloning_bytes(cfg: dict | TrainConfig, rules: Rules | None = None) -> int:
     """About how much memory behaviour cloning holds at its peak: the samples in memory at
     once (the whole set; with `fresh`, one pass's and the held-out set; with DAgger's
     `aggregate`, everything so far, else the larger of a pass and a round), each an
     observation (float32), a mask and an action with its return, `CLONING_COPIES` times."""
-    from ..actions import ActionLayout
-    from ..observation import ObservationEncoder
-
-    pt, rules = cfg["pretrain"], cfg["_rules"]
+    if isinstance(cfg, TrainConfig):
+        rules, cfg = cfg.game_rules, cfg.to_dict()
+    assert rules is not None
+    pt = cfg["pretrain"]
     if not pt["samples"]:
         return 0
     dagger = pt["dagger"]
@@ -380,8 +572,8 @@ def cloning_bytes(cfg: dict) -> int:
     return held * per_sample * CLONING_COPIES
 
 
-def _check_cloning_memory(cfg: dict) -> None:
-    need = cloning_bytes(cfg)
+def _check_cloning_memory(cfg: dict, rules: Rules) -> None:
+    need = cloning_bytes(cfg, rules)
     if need > MAX_CLONING_BYTES:
         raise ConfigError(f"pretrain.samples: behaviour cloning would hold about "
                           f"{need / 2**30:.1f} GiB of samples, over "
@@ -389,7 +581,7 @@ def _check_cloning_memory(cfg: dict) -> None:
                           f"rounds, pretrain.fresh, or pretrain.dagger.aggregate false")
 
 
-def load(path: str) -> dict:
+def load(path: str) -> TrainConfig:
     """Read and validate the YAML config at `path`."""
     return validate(read_yaml(path))
 

@@ -16,76 +16,83 @@ import shutil
 import sys
 import time
 
+from ..arena.tournament import against, run_games
 from ..envs.gym import OpponentPool, SkipBoEnv
+from ..extras import missing_train_extra
+from ..integrations.sb3 import sb3_vec_env
 from ..observation import OBS_VERSION, PILE_DEPTH
-from ..players.policy import ACTIVATIONS, checkpoints_in, policy_card, write_card
-from ..players.tournament import against, run_games
-from . import missing_train_extra
-from .config import BATCHED_GAMES, ConfigError, load
+from ..players.checkpoints import (
+    ACTIVATIONS,
+    checkpoints_in,
+    load_model,
+    model_card,
+    policy_card,
+    write_card,
+)
+from ..rules import Rules
+from ..vector import SkipBoVectorEnv
+from .config import BATCHED_GAMES, ConfigError, TrainConfig, load
 from .pretrain import behaviour_clone
 from .report import summary, versions
 
 PROGRESS_LINES = 20  # progress lines in a run's log when stderr is no terminal
 
 
-def make_env_fn(cfg: dict, rank: int, pool_dir: str | None):
+def make_env_fn(cfg: TrainConfig, rank: int, pool_dir: str | None):
     """A function that builds environment number `rank` (for the vectorised env)."""
     def build():
         from stable_baselines3.common.monitor import Monitor
 
-        sp = cfg["self_play"]
-        pool = OpponentPool(cfg["opponents"], directory=pool_dir, self_play=sp["weight"],
-                            refresh=sp["refresh"])
-        env = SkipBoEnv(cfg["variant"], cfg["num_players"], opponents=pool, seat="random",
-                        stock_reward=cfg["stock_reward"],
-                        opponent_stock_reward=cfg["opponent_stock_reward"], **cfg["rules"])
-        env.reset(seed=cfg["seed"] * 1000 + rank)
+        sp = cfg.self_play
+        pool = OpponentPool(cfg.opponents, directory=pool_dir, self_play=sp.weight,
+                            refresh=sp.refresh)
+        env = SkipBoEnv(cfg.variant, cfg.num_players, opponents=pool, seat="random",
+                        stock_reward=cfg.stock_reward,
+                        opponent_stock_reward=cfg.opponent_stock_reward, **cfg.rules)
+        env.reset(seed=cfg.seed * 1000 + rank)
         return Monitor(env)
     return build
 
 
-def make_vec_env(cfg: dict, n_envs: int, pool_dir: str):
+def make_vec_env(cfg: TrainConfig, n_envs: int, pool_dir: str):
     """The training environments: `n_envs` SkipBoEnv in processes (or this process), or
     `n_envs` games of the batched engine (vec_env batched), with episode statistics."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
-    if cfg["vec_env"] == "batched":
-        from skipbo_env.vector import SkipBoVectorEnv, sb3_vec_env
-
-        opponents = {name: w for name, w in cfg["opponents"].items() if w > 0}
-        sp = cfg["self_play"]
-        rules = {**cfg["rules"], "stock_size": stock_size_at(cfg, 0)}  # the curriculum's first
-        env = SkipBoVectorEnv(cfg["variant"], cfg["num_players"], num_envs=n_envs,
+    if cfg.vec_env == "batched":
+        opponents = {name: w for name, w in cfg.opponents.items() if w > 0}
+        sp = cfg.self_play
+        rules = {**cfg.rules, "stock_size": stock_size_at(cfg, 0)}  # the curriculum's first
+        env = SkipBoVectorEnv(cfg.variant, cfg.num_players, num_envs=n_envs,
                               opponents=opponents, seat="random",
-                              stock_reward=cfg["stock_reward"],
-                              opponent_stock_reward=cfg["opponent_stock_reward"],
-                              self_play=sp["weight"],
-                              pool=pool_dir, pool_size=sp["pool_size"], **rules)
+                              stock_reward=cfg.stock_reward,
+                              opponent_stock_reward=cfg.opponent_stock_reward,
+                              self_play=sp.weight,
+                              pool=pool_dir, pool_size=sp.pool_size, **rules)
         vec = VecMonitor(sb3_vec_env(env))
-        vec.seed(cfg["seed"])
+        vec.seed(cfg.seed)
         return vec
     fns = [make_env_fn(cfg, rank, pool_dir) for rank in range(n_envs)]
-    if cfg["vec_env"] == "subproc" and n_envs > 1:
+    if cfg.vec_env == "subproc" and n_envs > 1:
         return SubprocVecEnv(fns, start_method="fork")
     return DummyVecEnv(fns)
 
 
-def stock_size_at(cfg: dict, steps: int) -> int:
+def stock_size_at(cfg: TrainConfig, steps: int) -> int:
     """The curriculum's stock size after `steps` steps (the config's own size once past)."""
-    for stage in cfg["curriculum"]:
-        if steps < stage["until"]:
-            return stage["stock_size"]
-    return cfg["_rules"].stock_size
+    for stage in cfg.curriculum:
+        if steps < stage.until:
+            return stage.stock_size
+    return cfg.game_rules.stock_size
 
 
-def evaluate_model(path: str, cfg: dict, opponents: list[str], games: int, seed: int,
+def evaluate_model(path: str, rules: Rules, opponents: list[str], games: int, seed: int,
                    workers: int | None = None, progress: bool = False) -> dict:
-    """Seat-rotated games of the checkpoint at `path` against each opponent, under the
-    config's rules (the tournament harness): {opponent: results}. With more than two players
+    """Seat-rotated games of the checkpoint at `path` against each opponent, under `rules`
+    (the tournament harness): {opponent: results}. With more than two players
     the checkpoint plays against copies of the opponent (`tournament.against`: in a team game
     a team of copies of it against teams of copies of the opponent), and its win rate is its
     seat's or its team's."""
-    rules = cfg["_rules"]
     return {name: run_games(rules, against(rules, path, name), games, seed, workers, progress)
             for name in opponents}
 
@@ -148,7 +155,6 @@ def start_from(model, path: str) -> dict:
     what the model card records of it."""
     import torch
 
-    from ..players.policy import load_model, model_card
 
     threads = torch.get_num_threads()
     try:
@@ -197,144 +203,178 @@ def fresh_run_dir(path: str) -> None:
         f.write("\n")
 
 
-def train(cfg: dict, progress: bool = True) -> dict:
-    """Train as `cfg` says; returns the model card (also written beside the checkpoint)."""
-    import torch
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.callbacks import BaseCallback
-    name, rules = cfg["name"], cfg["_rules"]
-    cores = os.cpu_count() or 1
-    batched = cfg["vec_env"] == "batched"
-    n_envs = cfg["n_envs"] or (BATCHED_GAMES if batched else cores)
-    # Processes for the evaluations and the cloning data: one per environment, or per core
-    # when the environments are games of the batched engine.
-    workers = cores if batched else n_envs
-    log_dir = os.path.join(cfg["log_dir"], name)
-    pool_dir = os.path.join(log_dir, "pool")
-    fresh_run_dir(log_dir)  # a rerun of the config starts afresh
-    os.makedirs(pool_dir, exist_ok=True)
-    os.makedirs(cfg["output_dir"], exist_ok=True)
-    torch.manual_seed(cfg["seed"])
-    # Batched games step in this process between the policy's batches: both use every core.
-    torch.set_num_threads(cores if batched or n_envs == 1 else 1)
-    vec = make_vec_env(cfg, n_envs, pool_dir)
-    ppo = dict(cfg["ppo"])
-    arch, activation = ppo.pop("net_arch"), ppo.pop("activation")
-    model = MaskablePPO("MlpPolicy", vec, seed=cfg["seed"], device="cpu", verbose=0,
-                        tensorboard_log=log_dir, policy_kwargs=policy_kwargs(arch, activation),
-                        **ppo)
-    curve: list[dict] = []
-    start = time.perf_counter()
-    ev = cfg["eval"]
-    pretrained = initial = None
-    if cfg["init"]:
-        initial = start_from(model, cfg["init"])
-    if cfg["pretrain"]["samples"]:
-        pretrained = behaviour_clone(model, cfg, stock_size_at(cfg, 0), workers=workers,
-                                     log=print if progress else (lambda *_: None))
+class Run:
+    """One training run: its directories, environments, model, learning curve and the
+    evaluations and snapshots made while it trains (`train` drives it)."""
 
-    def evaluate(steps: int, stock: int, logger=None) -> None:
+    def __init__(self, cfg: TrainConfig, progress: bool):
+        import torch
+        from sb3_contrib import MaskablePPO
+
+        self.cfg, self.progress = cfg, progress
+        cores = os.cpu_count() or 1
+        self.batched = cfg.vec_env == "batched"
+        self.n_envs = cfg.n_envs or (BATCHED_GAMES if self.batched else cores)
+        # Processes for the evaluations and the cloning data: one per environment, or per core
+        # when the environments are games of the batched engine.
+        self.workers = cores if self.batched else self.n_envs
+        self.log_dir = os.path.join(cfg.log_dir, cfg.name)
+        self.pool_dir = os.path.join(self.log_dir, "pool")
+        fresh_run_dir(self.log_dir)  # a rerun of the config starts afresh
+        os.makedirs(self.pool_dir, exist_ok=True)
+        os.makedirs(cfg.output_dir, exist_ok=True)
+        torch.manual_seed(cfg.seed)
+        # Batched games step in this process between the policy's batches: both use every core.
+        torch.set_num_threads(cores if self.batched or self.n_envs == 1 else 1)
+        self.vec = make_vec_env(cfg, self.n_envs, self.pool_dir)
+        self.model = MaskablePPO(
+            "MlpPolicy", self.vec, seed=cfg.seed, device="cpu", verbose=0,
+            tensorboard_log=self.log_dir,
+            policy_kwargs=policy_kwargs(cfg.ppo.net_arch, cfg.ppo.activation),
+            **cfg.ppo.algorithm_kwargs())
+        self.curve: list[dict] = []
+        self.start = time.perf_counter()
+
+    def card_of(self, steps: int) -> dict:
+        """The card part every checkpoint of this run carries (`card_of`)."""
+        cfg = self.cfg
+        return card_of(cfg.name, cfg.game_rules, steps, cfg.ppo.net_arch, cfg.ppo.activation)
+
+    def evaluate(self, steps: int, stock: int, logger=None) -> None:
         """A point of the learning curve: the current policy against the eval opponents."""
-        path = os.path.join(log_dir, "latest.zip")
-        save_checkpoint(model, path, card_of(name, rules, steps, arch, activation))
-        results = summary(evaluate_model(path, cfg, ev["opponents"], ev["games"],
-                                          cfg["seed"] + steps, workers=workers), path)
-        point = {"steps": steps, "seconds": round(time.perf_counter() - start, 1),
-                 "stock_size": stock, "win_rate": {}}
-        for opp, r in results.items():
-            if logger is not None:
-                logger.record(f"eval/win_rate_vs_{opp}", r["win_rate"])
-            point["win_rate"][opp] = r["win_rate"]
-        curve.append(point)
-        write_card(os.path.join(log_dir, "curve.json"), curve)
-        if progress:
+        cfg, ev = self.cfg, self.cfg.eval
+        path = os.path.join(self.log_dir, "latest.zip")
+        save_checkpoint(self.model, path, self.card_of(steps))
+        results = summary(evaluate_model(path, cfg.game_rules, list(ev.opponents), ev.games,
+                                         cfg.seed + steps, workers=self.workers), path)
+        rates = {opp: r["win_rate"] for opp, r in results.items()}
+        if logger is not None:
+            for opp, rate in rates.items():
+                logger.record(f"eval/win_rate_vs_{opp}", rate)
+        point = {"steps": steps, "seconds": round(time.perf_counter() - self.start, 1),
+                 "stock_size": stock, "win_rate": rates}
+        self.curve.append(point)
+        write_card(os.path.join(self.log_dir, "curve.json"), self.curve)
+        if self.progress:
             print(f"\n[{steps} steps] " + ", ".join(
                 f"vs {o} {r['win_rate']:.1%}" for o, r in results.items()), flush=True)
 
-    if (pretrained is not None or initial is not None) and ev["games"]:
-        evaluate(0, stock_size_at(cfg, 0))  # where PPO starts from
+    def snapshot(self, steps: int) -> None:
+        """A frozen copy of the learner in the self-play pool; the oldest beyond the pool's
+        size are removed (with their cards)."""
+        save_checkpoint(self.model, os.path.join(self.pool_dir, f"step_{steps:09d}.zip"),
+                        self.card_of(steps))
+        for old in checkpoints_in(self.pool_dir)[:-self.cfg.self_play.pool_size]:
+            os.remove(old)
+            card = os.path.splitext(old)[0] + ".json"
+            if os.path.exists(card):
+                os.remove(card)
+
+    def final_card(self, pretrained: dict | None, initial: dict | None, wall: float,
+                   learning: float, final: dict) -> dict:
+        """The model card of the finished run."""
+        cfg, model, rules = self.cfg, self.model, self.cfg.game_rules
+        return {
+            **self.card_of(model.num_timesteps),
+            "config": cfg.to_dict(), "seed": cfg.seed,
+            "stages": stages(pretrained, model.num_timesteps),
+            "wall_time_s": round(wall, 1), "pretrain": pretrained, "init": initial,
+            "n_envs": self.n_envs,
+            # PPO's steps over its own time (rollouts and updates, evaluations not counted).
+            "learner_steps_per_s": round(model.num_timesteps / max(learning, 1e-9)),
+            "peak_rss_mib": peak_rss_mib(),
+            "machine": f"{os.cpu_count()} cores",
+            "versions": versions(), "learning_curve": self.curve,
+            "evaluation": {"games_per_opponent": cfg.eval.final_games,
+                           "rules": f"{rules.variant}, {rules.num_players} players, stock "
+                                    f"{rules.stock_size}", "seat_rotated": True,
+                           "results": final},
+        }
+
+
+def _hooks(run: Run):
+    """The callback that steps the curriculum, saves self-play snapshots and evaluates."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    cfg = run.cfg
 
     class Hooks(BaseCallback):
         """Curriculum steps, self-play snapshots and periodic evaluation."""
 
         def __init__(self):
             super().__init__()
-            self.stock = None
-            self.next_eval = ev["every"]
-            self.next_save = cfg["self_play"]["save_every"]
+            self.stock: int | None = None
+            self.next_eval = cfg.eval.every
+            self.next_save = cfg.self_play.save_every
             self.eval_seconds = 0.0
             # Progress as plain lines when stderr is no terminal (a log file): SB3's bar
             # would write carriage returns, one giant line.
-            self.lines = progress and not sys.stderr.isatty()
+            self.lines = run.progress and not sys.stderr.isatty()
             self.next_line, self.started = 0, time.perf_counter()
 
         def _on_step(self) -> bool:
             steps = self.num_timesteps
             if self.lines and steps >= self.next_line:
-                total = cfg["total_timesteps"]
+                total = cfg.total_timesteps
                 self.next_line += max(1, total // PROGRESS_LINES)
                 rate = steps / max(time.perf_counter() - self.started, 1e-9)
-                print(f"{name}: {steps}/{total} steps ({100 * steps // total}%), "
+                print(f"{cfg.name}: {steps}/{total} steps ({100 * steps // total}%), "
                       f"{rate:.0f} steps/s", file=sys.stderr, flush=True)
             stock = stock_size_at(cfg, steps)
             if stock != self.stock:
-                if cfg["curriculum"]:
+                if cfg.curriculum:
                     self.training_env.env_method("set_stock_size", stock)
                 self.logger.record("curriculum/stock_size", stock)
                 self.stock = stock
-            if cfg["self_play"]["weight"] > 0 and steps >= self.next_save:
-                self.next_save += cfg["self_play"]["save_every"]
-                save_checkpoint(self.model, os.path.join(pool_dir, f"step_{steps:09d}.zip"),
-                                card_of(name, rules, steps, arch, activation))
-                for old in checkpoints_in(pool_dir)[:-cfg["self_play"]["pool_size"]]:
-                    os.remove(old)
-                    card = os.path.splitext(old)[0] + ".json"
-                    if os.path.exists(card):
-                        os.remove(card)
-                if batched:  # the env processes list the pool as they draw; this one is told
+            if cfg.self_play.weight > 0 and steps >= self.next_save:
+                self.next_save += cfg.self_play.save_every
+                run.snapshot(steps)
+                if run.batched:  # the env processes list the pool as they draw; this one is told
                     self.training_env.env_method("refresh_pool")
-            if ev["games"] and steps >= self.next_eval:
-                self.next_eval += ev["every"]
+            if cfg.eval.games and steps >= self.next_eval:
+                self.next_eval += cfg.eval.every
                 t = time.perf_counter()
-                evaluate(steps, self.stock, self.logger)
+                run.evaluate(steps, stock, self.logger)
                 self.eval_seconds += time.perf_counter() - t
             return True
 
-    hooks = Hooks()
+    return Hooks()
+
+
+def train(cfg: TrainConfig, progress: bool = True) -> dict:
+    """Train as `cfg` says; returns the model card (also written beside the checkpoint)."""
+    run = Run(cfg, progress)
+    model, ev = run.model, cfg.eval
+    pretrained = initial = None
+    if cfg.init:
+        initial = start_from(model, cfg.init)
+    if cfg.pretrain.samples:
+        pretrained = behaviour_clone(model, cfg, stock_size_at(cfg, 0), workers=run.workers,
+                                     log=print if progress else (lambda *_: None))
+    if (pretrained is not None or initial is not None) and ev.games:
+        run.evaluate(0, stock_size_at(cfg, 0))  # where PPO starts from
+    hooks = _hooks(run)
     learn_start = time.perf_counter()
-    if cfg["total_timesteps"]:  # 0: behaviour cloning alone
+    if cfg.total_timesteps:  # 0: behaviour cloning alone
         with unchecked_distributions():
-            model.learn(total_timesteps=cfg["total_timesteps"], callback=hooks,
+            model.learn(total_timesteps=cfg.total_timesteps, callback=hooks,
                         progress_bar=progress and sys.stderr.isatty())
-    wall = time.perf_counter() - start
+    wall = time.perf_counter() - run.start
     learning = time.perf_counter() - learn_start - hooks.eval_seconds
-    vec.close()
-    if ev["games"] and (not curve or curve[-1]["steps"] != model.num_timesteps):
-        evaluate(model.num_timesteps, stock_size_at(cfg, model.num_timesteps))
-    path = os.path.join(cfg["output_dir"], f"{name}.zip")
+    run.vec.close()
+    if ev.games and (not run.curve or run.curve[-1]["steps"] != model.num_timesteps):
+        run.evaluate(model.num_timesteps, stock_size_at(cfg, model.num_timesteps))
+    path = os.path.join(cfg.output_dir, f"{cfg.name}.zip")
     # The full card is written below, after the final evaluation.
-    save_checkpoint(model, path, card_of(name, rules, model.num_timesteps, arch, activation))
+    save_checkpoint(model, path, run.card_of(model.num_timesteps))
     final = {}
-    if ev["final_games"]:
-        final = summary(evaluate_model(path, cfg, ev["final_opponents"], ev["final_games"],
-                                        10_000 + cfg["seed"], workers=workers,
-                                        progress=progress), path)
-    raw = {k: v for k, v in cfg.items() if not k.startswith("_")}
-    card = {
-        **card_of(name, rules, model.num_timesteps, arch, activation),
-        "config": raw, "seed": cfg["seed"], "stages": stages(pretrained, model.num_timesteps),
-        "wall_time_s": round(wall, 1), "pretrain": pretrained, "init": initial,
-        "n_envs": n_envs,
-        # PPO's steps over its own time (rollouts and updates, evaluations not counted).
-        "learner_steps_per_s": round(model.num_timesteps / max(learning, 1e-9)),
-        "peak_rss_mib": peak_rss_mib(),
-        "machine": f"{os.cpu_count()} cores",
-        "versions": versions(), "learning_curve": curve,
-        "evaluation": {"games_per_opponent": ev["final_games"],
-                       "rules": f"{rules.variant}, {rules.num_players} players, stock "
-                                f"{rules.stock_size}", "seat_rotated": True, "results": final},
-    }
-    write_card(os.path.join(cfg["output_dir"], f"{name}.json"), card)
+    if ev.final_games:
+        final = summary(evaluate_model(path, cfg.game_rules, list(ev.final_opponents),
+                                       ev.final_games,
+                                       10_000 + cfg.seed, workers=run.workers,
+                                       progress=progress), path)
+    card = run.final_card(pretrained, initial, wall, learning, final)
+    write_card(os.path.join(cfg.output_dir, f"{cfg.name}.json"), card)
     return card
 
 
@@ -358,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
         card = train(cfg, progress=not args.quiet)
     except ConfigError as e:  # the run directory is not the trainer's to replace
         fail(e)
-    print(json.dumps({"checkpoint": os.path.join(cfg["output_dir"], cfg["name"] + ".zip"),
+    print(json.dumps({"checkpoint": os.path.join(cfg.output_dir, cfg.name + ".zip"),
                       "steps": card["steps"], "wall_time_s": card["wall_time_s"],
                       "evaluation": card["evaluation"]["results"]}, indent=1))
     return 0

@@ -7,7 +7,7 @@ import platform
 
 import numpy as np
 
-from .. import __version__
+from ..version import __version__
 
 
 def summary(results: dict, path: str) -> dict:

@@ -27,13 +27,16 @@ import math
 import os
 import sys
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
+from ..arena.tournament import against, run_games
 from ..envs.roles import check_opponents
 from ..players.registry import SELF_PLAY
 from ..rules import Rules
 from .config import (
     ConfigError,
+    Section,
     check_dir,
     check_game,
     check_net_arch,
@@ -69,10 +72,76 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-def validate(raw: dict) -> dict:
-    """The config with defaults filled in, or ConfigError naming the bad key."""
+@dataclass(frozen=True)
+class RLlibSelfPlay(Section):
+    """``self_play``: the frozen copies of the learner and how often they are refreshed."""
+
+    frozen_copies: int
+    snapshot_every: int
+
+
+@dataclass(frozen=True)
+class Ray(Section):
+    """``ray``: env runners and learners."""
+
+    num_env_runners: int
+    num_envs_per_env_runner: int
+    num_cpus_per_env_runner: float
+    num_learners: int
+
+
+@dataclass(frozen=True)
+class RLlibPPO(Section):
+    """``ppo``: RLlib's PPO settings (``lambda`` is the field `lambda_`) and the network."""
+
+    lr: float
+    train_batch_size: int
+    minibatch_size: int
+    num_epochs: int
+    gamma: float
+    lambda_: float
+    clip_param: float
+    entropy_coeff: float
+    vf_loss_coeff: float
+    grad_clip: float
+    net_arch: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class RLlibEval(Section):
+    """``eval``: the exported policy's games against fixed opponents."""
+
+    games: int
+    opponents: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RLlibConfig(Section):
+    """A checked RLlib training config (`validate`): every key of `DEFAULTS` as a typed field,
+    and `game_rules`, the `Rules` of its game."""
+
+    name: str
+    variant: str
+    num_players: int
+    rules: dict[str, Any]
+    seed: int
+    iterations: int
+    opponents: dict[str, float]
+    self_play: RLlibSelfPlay
+    stock_reward: float
+    opponent_stock_reward: float
+    ray: Ray
+    ppo: RLlibPPO
+    eval: RLlibEval
+    output_dir: str
+    game_rules: Rules = field(metadata={"derived": True}, repr=False)
+
+
+def validate(raw: dict) -> RLlibConfig:
+    """The config with defaults filled in, as an `RLlibConfig`, or ConfigError naming the bad
+    key."""
     cfg = merge(DEFAULTS, raw, "")
-    check_game(cfg)
+    rules = check_game(cfg)
     number(cfg["iterations"], "iterations", integer=True, minimum=1, maximum=10**7)
     try:
         cfg["opponents"] = check_opponents(cfg["opponents"])
@@ -119,25 +188,25 @@ def validate(raw: dict) -> dict:
         if name == SELF_PLAY:
             raise ConfigError("eval.opponents: self_play is not a fixed opponent")
     check_dir(cfg["output_dir"], "output_dir")
-    return cfg
+    return RLlibConfig.build(cfg, game_rules=rules)
 
 
-def load(path: str) -> dict:
+def load(path: str) -> RLlibConfig:
     """Read and validate the YAML config at `path`."""
     return validate(read_yaml(path))
 
 
-def self_play(cfg: dict) -> bool:
-    return cfg["opponents"].get(SELF_PLAY, 0.0) > 0
+def self_play(cfg: RLlibConfig) -> bool:
+    return cfg.opponents.get(SELF_PLAY, 0.0) > 0
 
 
-def env_config(cfg: dict) -> dict:
-    return {"variant": cfg["variant"], "num_players": cfg["num_players"],
-            "opponents": cfg["opponents"], "stock_reward": cfg["stock_reward"],
-            "opponent_stock_reward": cfg["opponent_stock_reward"], **cfg["rules"]}
+def env_config(cfg: RLlibConfig) -> dict:
+    return {"variant": cfg.variant, "num_players": cfg.num_players,
+            "opponents": cfg.opponents, "stock_reward": cfg.stock_reward,
+            "opponent_stock_reward": cfg.opponent_stock_reward, **cfg.rules}
 
 
-def build_config(cfg: dict):
+def build_config(cfg: RLlibConfig):
     """The RLlib PPOConfig of a validated config."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
@@ -152,39 +221,40 @@ def build_config(cfg: dict):
     )
 
     register_env()
-    p, r = cfg["ppo"], cfg["ray"]
-    copies = cfg["self_play"]["frozen_copies"] if self_play(cfg) else 0
+    p, r = cfg.ppo, cfg.ray
+    copies = cfg.self_play.frozen_copies if self_play(cfg) else 0
     modules = [LEARNER] + [f"frozen_{i}" for i in range(copies)]
     spec = RLModuleSpec(module_class=MaskedActorCritic,
-                        model_config={"net_arch": list(p["net_arch"])})
+                        model_config={"net_arch": list(p.net_arch)})
     return (
         PPOConfig()
         # RLlib's env check steps random actions: an illegal one ends the game as a loss for
         # the agent that played it (RolesEnv's illegal_action "lose"), so the check passes.
         .environment(ENV_NAME, env_config=env_config(cfg))
         .framework("torch")
-        .env_runners(num_env_runners=r["num_env_runners"],
-                     num_envs_per_env_runner=r["num_envs_per_env_runner"],
-                     num_cpus_per_env_runner=r["num_cpus_per_env_runner"])
-        .learners(num_learners=r["num_learners"])
+        .env_runners(num_env_runners=r.num_env_runners,
+                     num_envs_per_env_runner=r.num_envs_per_env_runner,
+                     # Ray takes a fraction of a CPU here, though its hint says int.
+                     num_cpus_per_env_runner=r.num_cpus_per_env_runner)  # type: ignore[arg-type]
+        .learners(num_learners=r.num_learners)
         .multi_agent(policies=set(modules), policy_mapping_fn=policy_mapping_fn(max(copies, 1)),
                      policies_to_train=[LEARNER])
         .rl_module(rl_module_spec=MultiRLModuleSpec(
-            rl_module_specs={m: spec for m in modules}))
-        .training(lr=p["lr"], train_batch_size_per_learner=p["train_batch_size"],
-                  minibatch_size=p["minibatch_size"], num_epochs=p["num_epochs"],
-                  gamma=p["gamma"], lambda_=p["lambda"], clip_param=p["clip_param"],
-                  entropy_coeff=p["entropy_coeff"], vf_loss_coeff=p["vf_loss_coeff"],
-                  grad_clip=p["grad_clip"])
-        .debugging(seed=cfg["seed"])
+            rl_module_specs=dict.fromkeys(modules, spec)))
+        .training(lr=p.lr, train_batch_size_per_learner=p.train_batch_size,
+                  minibatch_size=p.minibatch_size, num_epochs=p.num_epochs,
+                  gamma=p.gamma, lambda_=p.lambda_, clip_param=p.clip_param,
+                  entropy_coeff=p.entropy_coeff, vf_loss_coeff=p.vf_loss_coeff,
+                  grad_clip=p.grad_clip)
+        .debugging(seed=cfg.seed)
     )
 
 
-def snapshot(algo, cfg: dict, slot: int | None = None) -> None:
+def snapshot(algo, cfg: RLlibConfig, slot: int | None = None) -> None:
     """Copy the learner's current weights into frozen copy `slot` (all copies if None)."""
     from ..integrations.rllib import LEARNER
 
-    copies = cfg["self_play"]["frozen_copies"]
+    copies = cfg.self_play.frozen_copies
     state = algo.get_module(LEARNER).get_state()
     slots = range(copies) if slot is None else [slot % copies]
     algo.set_state({"learner_group": {"learner": {"rl_module": {
@@ -209,12 +279,11 @@ def versions() -> dict:
     return stack_versions("ray")
 
 
-def evaluate(path: str, cfg: dict, games: int, opponents: list[str], seed: int) -> dict:
+def evaluate(path: str, cfg: RLlibConfig, games: int, opponents: list[str], seed: int) -> dict:
     """Win rates of the exported policy at `path` (on the learner's team, seat-rotated)
     against each opponent, by the tournament harness."""
-    from ..players.tournament import against, run_games
 
-    rules = cfg["_rules"]
+    rules = cfg.game_rules
     results = {}
     for name in opponents:
         seats = against(rules, path, name)
@@ -222,7 +291,7 @@ def evaluate(path: str, cfg: dict, games: int, opponents: list[str], seed: int) 
     return summary(results, path)
 
 
-def train(cfg: dict, address: str | None = None, log=print) -> dict:
+def train(cfg: RLlibConfig, address: str | None = None, log=print) -> dict:
     """Train by `cfg` (validated); returns the model card written beside the export."""
     import ray
 
@@ -240,7 +309,7 @@ def train(cfg: dict, address: str | None = None, log=print) -> dict:
             snapshot(algo, cfg)  # every copy starts as the (untrained) learner
         curve = []
         start = time.perf_counter()
-        for it in range(1, cfg["iterations"] + 1):
+        for it in range(1, cfg.iterations + 1):
             result = algo.train()
             row = {"iteration": it,
                    "env_steps": _figure(result, "env_runners",
@@ -251,32 +320,31 @@ def train(cfg: dict, address: str | None = None, log=print) -> dict:
                    "seconds": round(time.perf_counter() - start, 2)}
             curve.append(row)
             log(json.dumps(row))
-            if sp and it % cfg["self_play"]["snapshot_every"] == 0:
-                snapshot(algo, cfg, it // cfg["self_play"]["snapshot_every"])
-        out = cfg["output_dir"]
+            if sp and it % cfg.self_play.snapshot_every == 0:
+                snapshot(algo, cfg, it // cfg.self_play.snapshot_every)
+        out = cfg.output_dir
         os.makedirs(out, exist_ok=True)
-        rllib_dir = os.path.abspath(os.path.join(out, f"{cfg['name']}_rllib"))
+        rllib_dir = os.path.abspath(os.path.join(out, f"{cfg.name}_rllib"))
         algo.save_to_path(rllib_dir)
         with open(os.path.join(rllib_dir, SKIPBO_FILE), "w") as f:
-            json.dump({"env_config": env_config(cfg), "name": cfg["name"]}, f, indent=1)
+            json.dump({"env_config": env_config(cfg), "name": cfg.name}, f, indent=1)
         state = algo.get_module(LEARNER).get_state()
     finally:
         algo.stop()
     elapsed = time.perf_counter() - start
-    path = os.path.join(out, f"{cfg['name']}.zip")
-    card = {"name": cfg["name"], "config": {k: v for k, v in cfg.items()
-                                            if not k.startswith("_")},
-            "rllib_checkpoint": os.path.join(out, f"{cfg['name']}_rllib"),
-            "iterations": cfg["iterations"],
+    path = os.path.join(out, f"{cfg.name}.zip")
+    card = {"name": cfg.name, "config": cfg.to_dict(),
+            "rllib_checkpoint": os.path.join(out, f"{cfg.name}_rllib"),
+            "iterations": cfg.iterations,
             "env_steps": curve[-1]["env_steps"], "seconds": round(elapsed, 1),
             "curve": curve, "versions": versions()}
-    export_policy(state, cfg["ppo"]["net_arch"], cfg["_rules"], path, card)
-    if cfg["eval"]["games"] and cfg["eval"]["opponents"]:
-        card["evaluation"] = evaluate(path, cfg, cfg["eval"]["games"],
-                                      cfg["eval"]["opponents"], cfg["seed"] + 1)
+    export_policy(state, list(cfg.ppo.net_arch), cfg.game_rules, path, card)
+    if cfg.eval.games and cfg.eval.opponents:
+        card["evaluation"] = evaluate(path, cfg, cfg.eval.games,
+                                      list(cfg.eval.opponents), cfg.seed + 1)
         for name, r in card["evaluation"].items():
             log(f"vs {name}: win rate {r['win_rate']:.3f} over {r['games']} games")
-        export_policy(state, cfg["ppo"]["net_arch"], cfg["_rules"], path, card)
+        export_policy(state, list(cfg.ppo.net_arch), cfg.game_rules, path, card)
     return card
 
 
@@ -294,7 +362,7 @@ def export(checkpoint: str, path: str) -> str:
                          f"{module_dir} does not exist")
     try:
         module = RLModule.from_checkpoint(module_dir)
-    except Exception as e:  # noqa: BLE001 (RLlib raises many kinds for a damaged checkpoint)
+    except Exception as e:
         raise ValueError(f"RLlib checkpoint {checkpoint} could not be loaded: "
                          f"{type(e).__name__}: {e}") from None
     env_cfg = _checkpoint_env_config(checkpoint)
@@ -302,7 +370,8 @@ def export(checkpoint: str, path: str) -> str:
                          **{k: v for k, v in env_cfg.items()
                             if k not in ("opponents", "stock_reward",
                                          "opponent_stock_reward")})
-    arch = list(module.model_config.get("net_arch", [256, 256]))
+    model_config = module.model_config if isinstance(module.model_config, dict) else {}
+    arch = list(model_config.get("net_arch", [256, 256]))
     return export_policy(module.get_state(), arch, rules, path,
                          {"rllib_checkpoint": checkpoint})
 
@@ -346,8 +415,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = load(args.config)
         if args.iterations is not None:
-            cfg["iterations"] = number(args.iterations, "--iterations", integer=True,
-                                        minimum=1)
+            cfg = validate({**cfg.to_dict(), "iterations": number(
+                args.iterations, "--iterations", integer=True, minimum=1)})
     except ConfigError as e:
         p.error(str(e))
     try:
@@ -355,7 +424,7 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:
         p.error("Ray is not installed: pip install torch==2.13.0 && pip install -e '.[rllib]'")
     card = train(cfg, args.address)
-    print(f"wrote {os.path.join(cfg['output_dir'], cfg['name'])}.zip")
+    print(f"wrote {os.path.join(cfg.output_dir, cfg.name)}.zip")
     return 0 if card else 1
 
 

@@ -1,13 +1,19 @@
 """The batched engine: thousands of games at once as arrays, compiled with numba.
 
 `VectorEngine` runs every seat (multi-agent); `SkipBoVectorEnv` is the learner's seat against
-batched scripted players as a `gymnasium.vector.VectorEnv`, and `sb3_vec_env`
-(skipbo_env/integrations/sb3.py) hands it to stable-baselines3 / sb3-contrib. Both are proven
-equal to the reference engine and players by tests/test_vector.py (docs/vector.md).
+batched scripted players as a `gymnasium.vector.VectorEnv` (for stable-baselines3 and
+sb3-contrib, `skipbo_env.integrations.sb3.sb3_vec_env` wraps it). Both are proven equal to the
+reference engine and players by tests/test_vector.py (docs/vector.md).
+
+The modules, each above those it uses: `bundles` (the arrays every kernel takes), `generator`
+(numpy's PCG64 on arrays), `play_rules` (the rules of play), `observe` (the observation),
+`scripted` (the batched scripted players), `seating` (the vector env's seats and rewards),
+`kernels` (the parallel entry points), `tables` (a rules set as the kernels' tables),
+`batched` (`VectorEngine`), `rollout` (a search teacher for cloning) and `env`
+(`SkipBoVectorEnv`).
 """
 
-from ..integrations.sb3 import sb3_vec_env
 from .batched import VectorEngine
 from .env import SkipBoVectorEnv
 
-__all__ = ["SkipBoVectorEnv", "VectorEngine", "sb3_vec_env"]
+__all__ = ["SkipBoVectorEnv", "VectorEngine"]

@@ -10,33 +10,30 @@ from .. import checks
 from ..engine import Game
 from ..rules import Rules
 from . import kernels as K
-from . import players as KA
-from .kernels import Buffers, State, Static
+from .bundles import Buffers, State, Static
+from .scripted import BATCHED_PLAYERS, choose_all, play_games
 from .tables import Tables, build_tables, game_dict, load_game, seed_states
 
 
-def split_names(names):
-    """A comma-separated string of player names as a list; anything else as given."""
-    if isinstance(names, str):
-        return [name.strip() for name in names.split(",")]
-    return names
+def batched_kind(name: object) -> int:
+    """The kernels' number of the batched scripted player `name`, else ValueError."""
+    if not isinstance(name, str) or name not in BATCHED_PLAYERS:
+        raise ValueError(f"no batched player {checks.shown(name)}; the batched engine has "
+                         f"{', '.join(BATCHED_PLAYERS)}")
+    return BATCHED_PLAYERS.index(name)
 
 
-def agent_kinds(players, num_players: int) -> np.ndarray:
-    """The kernels' numbers of a list of batched scripted players, one per seat."""
-    players = split_names(players)
-    try:
-        players = list(players)
-    except TypeError:
-        raise ValueError(f"players must be a list of names, got {players!r}") from None
+def agent_kinds(players: str | list[str], num_players: int) -> np.ndarray:
+    """The kernels' numbers of batched scripted players, one per seat (a list of names, or
+    the names separated by commas)."""
+    if isinstance(players, str):
+        players = [name.strip() for name in players.split(",")]
+    if not isinstance(players, (list, tuple)):
+        raise ValueError(f"players must be a list of names, got {checks.shown(players)}")
     if len(players) != num_players:
         raise ValueError(f"give one player for each of the {num_players} seats, got "
                          f"{len(players)}")
-    unknown = [p for p in players if p not in KA.AGENT_NAMES]
-    if unknown:
-        raise ValueError(f"no batched player {unknown[0]!r}; the batched engine has "
-                         f"{', '.join(KA.AGENT_NAMES)}")
-    return np.array([KA.AGENT_NAMES.index(p) for p in players], dtype=np.int64)
+    return np.array([batched_kind(p) for p in players], dtype=np.int64)
 
 
 MAX_ENGINE_BYTES = 8 * 2**30  # a VectorEngine's arrays, at most (raise it on a bigger machine)
@@ -101,7 +98,19 @@ class VectorEngine:
 
     def __init__(self, variant: str = "standard", num_players: int = 2, num_games: int = 1024,
                  autoreset: bool = True, **overrides: Any):
-        self.rules = Rules.preset(variant, num_players, **overrides)
+        self._build(Rules.preset(variant, num_players, **overrides), num_games, autoreset)
+
+    @classmethod
+    def of(cls, rules: Rules, num_games: int = 1024, autoreset: bool = True) -> VectorEngine:
+        """An engine of `num_games` games of `rules` (a `Rules`, as a game has them)."""
+        if not isinstance(rules, Rules):
+            raise TypeError(f"rules must be a skipbo_env.Rules, got {type(rules).__name__}")
+        engine = cls.__new__(cls)
+        engine._build(rules, num_games, autoreset)
+        return engine
+
+    def _build(self, rules: Rules, num_games: int, autoreset: bool) -> None:
+        self.rules = rules
         self.autoreset = checks.boolean(autoreset, "autoreset")
         self.tables: Tables = build_tables(self.rules)
         self.num_games = check_engine_size(self.rules, num_games, self.tables)
@@ -122,7 +131,7 @@ class VectorEngine:
             seen=np.zeros((n, self.rules.num_card_ids), dtype=np.int64),
             # Each public pile's encoded segment, redone only when the pile changes.
             cache=np.zeros((n, t.num_public_piles, t.param("o_pilew")), dtype=np.float32))
-        # The arrays by their names of earlier releases (the same arrays).
+        # The bundles' arrays by name (the same arrays), for the caller's convenience.
         self.piles, self.lens, self.scal, self.rng = self.state[:4]
         self.agent_rng = self.state.arng
         b = self.buffers
@@ -181,7 +190,7 @@ class VectorEngine:
         """Each game's action by the batched scripted player in the seat to act (-1 where the
         game is over): `players` names one of "random", "naive", "greedy", "expert" per seat,
         or is an int array [num_games, players] of their numbers (0, 1, 2, 3)."""
-        KA.choose_all(self._kinds(players), self.state, self.static, self.buffers)
+        choose_all(self._kinds(players), self.state, self.static, self.buffers)
         return self.buffers.actions
 
     def play(self, players, games_per_row: int = 1) -> dict:
@@ -195,8 +204,7 @@ class VectorEngine:
         kinds = self._kinds(players)
         wins = np.zeros((self.num_games, self.rules.num_players), dtype=np.int64)
         actions = np.zeros(self.num_games, dtype=np.int64)
-        KA.play_games(kinds, self.state, self.static, self.buffers, games_per_row, wins,
-                      actions)
+        play_games(kinds, self.state, self.static, self.buffers, games_per_row, wins, actions)
         self.observe_all()
         games = self.num_games * int(games_per_row)
         won = wins.sum(axis=0)
@@ -207,9 +215,9 @@ class VectorEngine:
         n = self.rules.num_players
         if isinstance(players, np.ndarray) and players.dtype.kind in "iu":
             if players.shape != (self.num_games, n) or players.min() < 0 \
-                    or players.max() >= len(KA.AGENT_NAMES):
+                    or players.max() >= len(BATCHED_PLAYERS):
                 raise ValueError(f"players as an array must have shape ({self.num_games}, {n}) "
-                                 f"and values 0..{len(KA.AGENT_NAMES) - 1}")
+                                 f"and values 0..{len(BATCHED_PLAYERS) - 1}")
             return players.astype(np.int64, copy=False)
         return np.tile(agent_kinds(players, n), (self.num_games, 1))
 

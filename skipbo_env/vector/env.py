@@ -15,18 +15,22 @@ from gymnasium.vector.utils import batch_space
 
 from .. import checks
 from ..observation import PILE_DEPTH
-from ..players.policy import checkpoints_in
-from ..players.registry import check_player, checkpoint_of, is_checkpoint
+from ..players.checkpoints import checkpoints_in, legal_logits
+from ..players.policy import load_policy_agent
+from ..players.registry import PlayerKind, parse_player
 from ..rules import Rules
-from . import players as KA
-from .batched import VectorEngine, check_engine_size, split_names
+from . import seating as KS
+from .batched import VectorEngine, check_engine_size
+from .scripted import BATCHED_PLAYERS
 
 
 def _mix(opponents) -> tuple[np.ndarray, dict[str, float]]:
-    """The scripted players' weights (an array over AGENT_NAMES) and the checkpoints' ({path:
-    weight}) from a name, a list of names (equal weights) or a {name: weight} mapping; a name
-    is a batched scripted player or a checkpoint path (`players.registry.is_checkpoint`)."""
-    opponents = split_names(opponents)
+    """The scripted players' weights (an array over BATCHED_PLAYERS) and the checkpoints'
+    ({path: weight}) from a name, a list of names (equal weights; or the names separated by
+    commas) or a {name: weight} mapping; a name is a batched scripted player or a checkpoint
+    (`players.registry.parse_player`)."""
+    if isinstance(opponents, str):
+        opponents = [name.strip() for name in opponents.split(",")]
     if isinstance(opponents, dict):
         items = list(opponents.items())
     else:
@@ -37,21 +41,23 @@ def _mix(opponents) -> tuple[np.ndarray, dict[str, float]]:
                              f"mapping, got {checks.shown(opponents)}") from None
     if not items:
         raise ValueError("opponents must name at least one player")
-    scripted = np.zeros(len(KA.AGENT_NAMES))
+    scripted = np.zeros(len(BATCHED_PLAYERS))
     paths: dict[str, float] = {}
     for name, w in items:
         checks.number(w, f"the weight of {checks.shown(name)}", minimum=0)
-        if isinstance(name, str) and name in KA.AGENT_NAMES:
-            scripted[KA.AGENT_NAMES.index(name)] += w
-        elif is_checkpoint(name):
-            check_player(name, what="opponent")  # the file exists
-            path = checkpoint_of(name)  # a shipped checkpoint's name is its file
-            assert path is not None
-            paths[path] = paths.get(path, 0.0) + float(w)
-        else:
+        if isinstance(name, str) and name in BATCHED_PLAYERS:
+            scripted[BATCHED_PLAYERS.index(name)] += w
+            continue
+        try:
+            spec = parse_player(name, what="opponent", exists=False)
+        except ValueError:
+            spec = None
+        if spec is None or spec.kind is not PlayerKind.CHECKPOINT or spec.path is None:
             raise ValueError(f"no batched player {checks.shown(name)}; the vector env's "
-                             f"opponents are {', '.join(KA.AGENT_NAMES)} or checkpoint paths "
+                             f"opponents are {', '.join(BATCHED_PLAYERS)} or checkpoint paths "
                              f"(.zip)")
+        parse_player(spec, what="opponent")  # its file exists
+        paths[spec.path] = paths.get(spec.path, 0.0) + float(w)
     if scripted.sum() + sum(paths.values()) <= 0:
         raise ValueError("the opponents' weights must not all be zero")
     return scripted, paths
@@ -101,8 +107,6 @@ def load_opponent_policy(path: str, rules):
     fit `rules` and the batched engine's observation; it plays deterministically."""
     import torch
 
-    from ..players.policy import load_policy_agent
-
     threads = torch.get_num_threads()
     try:
         agent = load_policy_agent(path, rules)
@@ -128,7 +132,7 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
     seats play on, until every game is back at the learner's turn.
 
     `self_play` (a weight) with `pool` (a directory): the newest `pool_size` ``*.zip``
-    checkpoints in `pool` (`policy.checkpoints_in`: by step, as the trainer names them) are
+    checkpoints in `pool` (`checkpoints.checkpoints_in`: by step, as the trainer names them) are
     opponents too, one drawn uniformly for each seat given to self-play. The directory is
     listed at `reset` and by `refresh_pool()` (the trainer calls it after saving a snapshot);
     until it holds a checkpoint, the self-play share goes to the other opponents. A game keeps
@@ -155,7 +159,8 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
     are skipped. Seeded, everything repeats.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+    # gymnasium declares metadata an instance attribute, set on the class by convention.
+    metadata: dict[str, Any] = {"autoreset_mode": AutoresetMode.SAME_STEP}  # noqa: RUF012
 
     def __init__(self, variant: str = "standard", num_players: int = 2, num_envs: int = 64,
                  opponents: Any = ("random", "naive", "greedy"), seat: int | str = "random",
@@ -187,7 +192,7 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         self.num_envs = self.engine.num_games
         self.seat_option = -1 if seat == "random" else int(seat)
         scripted, paths = _mix(opponents)
-        # Policy slot k is kind KA.POLICY + k: the fixed checkpoints first, then snapshots of
+        # Policy slot k is kind KS.POLICY + k: the fixed checkpoints first, then snapshots of
         # the pool as they are found (a dropped one's slot is emptied, never reused).
         self._policies: list[Any] = [load_opponent_policy(p, self.rules) for p in paths]
         self._slot_weights = list(paths.values())
@@ -199,7 +204,7 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         self.single_action_space = spaces.Discrete(self.engine.num_actions)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.seating = KA.Seating(kinds=np.zeros((self.num_envs, n), dtype=np.int64),
+        self.seating = KS.Seating(kinds=np.zeros((self.num_envs, n), dtype=np.int64),
                                   learner=np.zeros(self.num_envs, dtype=np.int64),
                                   weights=np.ones(1), rewards=np.zeros(self.num_envs),
                                   status=np.zeros(self.num_envs, dtype=np.int64),
@@ -214,14 +219,14 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
 
     @property
     def weights(self) -> np.ndarray:
-        """Cumulative weights over the kinds: AGENT_NAMES, then the policy slots."""
+        """Cumulative weights over the kinds: BATCHED_PLAYERS, then the policy slots."""
         return self.seating.weights
 
     def _set_weights(self) -> None:
         live = list(self._pool_slots.values())
         raw = np.concatenate([self._scripted, np.array(self._slot_weights, dtype=float)])
         if self.self_play > 0 and live:
-            raw[KA.POLICY + np.array(live)] = self.self_play / len(live)
+            raw[KS.POLICY + np.array(live)] = self.self_play / len(live)
         if raw.sum() <= 0:
             raise ValueError("the opponents' weights must not all be zero (the self-play "
                              "pool is empty)")
@@ -232,7 +237,7 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
     def refresh_pool(self) -> int:
         """List the self-play directory again: its newest `pool_size` checkpoints become the
         self-play opponents (loaded with the safe loader); returns how many there are."""
-        if self.self_play <= 0:
+        if self.self_play <= 0 or self.pool is None:
             return 0
         newest = checkpoints_in(self.pool)[-self.pool_size:]
         for path in [p for p in self._pool_slots if p not in newest]:
@@ -250,7 +255,7 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
 
     def _drop_unused(self) -> None:
         """Free the networks of slots no longer drawn that no game still plays against."""
-        playing = set(np.unique(self.kinds[self.kinds >= KA.POLICY]) - KA.POLICY) \
+        playing = set(np.unique(self.kinds[self.kinds >= KS.POLICY]) - KS.POLICY) \
             if self._ready else set()
         live = set(self._pool_slots.values())
         for slot in range(self._fixed, len(self._policies)):
@@ -267,7 +272,7 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         e = self.engine
         self.refresh_pool()
         e.reset(seed)  # seeds the games' and the players' generators
-        KA.env_reset(e.state, e.static, e.buffers, self.seating, self.seat_option)
+        KS.env_reset(e.state, e.static, e.buffers, self.seating, self.seat_option)
         self._play_policies()
         self._pending[:] = False
         self._ready = True
@@ -290,7 +295,7 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         # Until every game is back at the learner's turn, the env is not ready for a step
         # (a policy that fails leaves it so: reset() starts afresh).
         self._ready = False
-        KA.env_step(e.state, e.static, e.buffers, self.seating, self.seat_option,
+        KS.env_step(e.state, e.static, e.buffers, self.seating, self.seat_option,
                     self.stock_reward, actions)
         self._play_policies()
         self._ready = True
@@ -347,7 +352,7 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         new.state.rng[:] = old.state.rng
         new.state.arng[:] = old.state.arng
         rewards = self.seating.rewards.copy()
-        KA.env_reset(new.state, new.static, new.buffers, self.seating, self.seat_option)
+        KS.env_reset(new.state, new.static, new.buffers, self.seating, self.seat_option)
         self._play_policies()
         self.seating.rewards[:] = rewards
         new.final_obs[:] = old.final_obs
@@ -364,20 +369,18 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
             rows = np.flatnonzero(status)
             if not rows.size:
                 return
-            slots = self.kinds[rows, e.seats[rows]] - KA.POLICY
+            slots = self.kinds[rows, e.seats[rows]] - KS.POLICY
             actions = np.empty(rows.size, dtype=np.int64)
             for slot in np.unique(slots):
                 which = slots == slot
                 actions[which] = self._policy_actions(int(slot), rows[which])
-            KA.policy_step(e.state, e.static, e.buffers, self.seating, self.seat_option, rows,
+            KS.policy_step(e.state, e.static, e.buffers, self.seating, self.seat_option, rows,
                            actions)
 
     def _policy_actions(self, slot: int, rows: np.ndarray) -> np.ndarray:
         """Policy `slot`'s most likely legal action in each of games `rows` (what its
-        `predict(..., deterministic=True)` chooses: `players.policy.legal_logits`)."""
+        `predict(..., deterministic=True)` chooses: `players.checkpoints.legal_logits`)."""
         import torch
-
-        from ..players.policy import legal_logits
 
         e = self.engine
         legal = legal_logits(self._policies[slot], e.obs[rows], e.masks[rows])
@@ -403,8 +406,8 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
 
     def __repr__(self) -> str:
         names = [f"{name} {w:.2f}" for name, w in
-                 zip(KA.AGENT_NAMES, np.diff(self.weights, prepend=0.0)) if w > 0]
-        policies = np.diff(self.weights, prepend=0.0)[KA.POLICY:]
+                 zip(BATCHED_PLAYERS, np.diff(self.weights, prepend=0.0)) if w > 0]
+        policies = np.diff(self.weights, prepend=0.0)[KS.POLICY:]
         if (policies > 0).any():
             names.append(f"{int((policies > 0).sum())} policies {policies.sum():.2f}")
         return (f"SkipBoVectorEnv({self.rules.variant!r}, {self.rules.num_players} players, "

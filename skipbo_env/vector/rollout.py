@@ -29,8 +29,10 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from .kernels import WON, S, State, is_over, jit, legal_mask_inline, static, step_game
-from .players import EXPERT, _team_stock, agent_action
+from .batched import VectorEngine
+from .bundles import K_PLAY, SRC_STOCK, WON, A, S, State, jit, static
+from .play_rules import is_over, legal_mask_inline, step_game, team_stock
+from .scripted import EXPERT, agent_action
 
 
 @jit(inline="always")
@@ -40,8 +42,8 @@ def _lead(st, tb, g, t, win_bonus):
     closest = 1 << 30
     for u in range(tb.teams.shape[0]):
         if u != t:
-            closest = min(closest, _team_stock(st, tb, g, u))
-    lead = float(closest - _team_stock(st, tb, g, t))
+            closest = min(closest, team_stock(st, tb, g, u))
+    lead = float(closest - team_stock(st, tb, g, t))
     if st.scal[g, S.phase] == WON:
         lead += win_bonus if tb.team_id[st.scal[g, S.win]] == t else -win_bonus
     return lead
@@ -99,7 +101,8 @@ def _hidden_count(st, prm, g, seat):
     lens = st.lens
     total = np.int64(lens[g, prm.draw])
     for p in range(prm.n):
-        total += max(np.int64(lens[g, prm.stocks + p]) - 1, 0)
+        below = np.int64(lens[g, prm.stocks + p]) - 1  # the stock below its top
+        total += below if below > 0 else 0
         if not prm.stacked and p != seat:
             total += np.int64(lens[g, prm.hands + p])
     return total
@@ -115,7 +118,9 @@ def _hidden_slot(st, prm, g, seat, i):
         return np.int64(prm.draw), i
     i -= n
     for p in range(prm.n):
-        n = max(np.int64(lens[g, prm.stocks + p]) - 1, 0)
+        n = np.int64(lens[g, prm.stocks + p]) - 1
+        if n < 0:
+            n = np.int64(0)
         if i < n:
             return np.int64(prm.stocks + p), i
         i -= n
@@ -181,15 +186,9 @@ def redeal(st, tb, buf, seats, keys):
                         g, seats[g], keys[g])
 
 
-def scratch_engine(engine):
+def scratch_engine(engine: VectorEngine) -> VectorEngine:
     """A `VectorEngine` of `engine`'s rules and size for `rollout_labels` to play in."""
-    from .batched import VectorEngine
-
-    rules = engine.rules
-    overrides = {k: v for k, v in rules.to_dict().items()
-                 if k not in ("variant", "num_players")}
-    return VectorEngine(rules.variant, rules.num_players, num_games=engine.num_games,
-                        autoreset=False, **overrides)
+    return VectorEngine.of(engine.rules, num_games=engine.num_games, autoreset=False)
 
 
 def rollout_labels(engine, expert: np.ndarray, scratch=None, margin: float = 1.0,
@@ -203,18 +202,16 @@ def rollout_labels(engine, expert: np.ndarray, scratch=None, margin: float = 1.0
     the seat cannot see (`redeal`, keys drawn from ``seed``, anything
     `numpy.random.default_rng` takes). Leaves `engine` as it was;
     plays in `scratch` (`scratch_engine(engine)`, made here if None)."""
-    from . import kernels as K
-
     if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) or deals < 0:
         raise ValueError(f"deals must be a non-negative integer, got {deals!r}")
     scratch = scratch if scratch is not None else scratch_engine(engine)
     masks = engine.masks.astype(bool)
     n = masks.shape[0]
-    seats = engine.state.scal[:, K.S.cur].astype(np.int64)
+    seats = engine.state.scal[:, S.cur].astype(np.int64)
     counts = masks.sum(axis=1)
     act = engine.static.act
     safe = np.maximum(expert, 0)
-    stock = (act[safe, K.A.kind] == K.K_PLAY) & (act[safe, K.A.src] == K.SRC_STOCK)
+    stock = (act[safe, A.kind] == K_PLAY) & (act[safe, A.src] == SRC_STOCK)
     # Only decisions with a choice to make are searched.
     searched = (counts > 1) & ~stock & (expert >= 0)
     order = np.argsort(~masks, axis=1, kind="stable")  # each row's legal actions first

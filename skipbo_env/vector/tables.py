@@ -9,12 +9,13 @@ from typing import Any
 import numpy as np
 
 from ..actions import DISCARD, HAND, STOCK, ActionKind
-from ..engine import PHASES, Game, Phase
+from ..engine import Game
 from ..observation import ObservationEncoder
 from ..rules import Rules
 from ..spec import GameSpec
+from ..state import PHASES, Phase
 from ..state_io import FORMAT, cards_out
-from . import kernels as K
+from . import bundles as K
 
 _KINDS = {ActionKind.PLAY: K.K_PLAY, ActionKind.DISCARD: K.K_DISCARD, ActionKind.COIN: K.K_COIN,
           ActionKind.BUY: K.K_BUY, ActionKind.PAY_TOLL: K.K_PAY,
@@ -35,11 +36,11 @@ class Tables:
 
     @property
     def prm(self) -> Any:
-        """The parameters, a `kernels.Params` (``tables.prm.n``)."""
+        """The parameters, a `bundles.Params` (``tables.prm.n``)."""
         return self.static.prm
 
     def param(self, name: str) -> int:
-        """One parameter by its name in `kernels.PARAMS`."""
+        """One parameter by its name in `bundles.PARAMS`."""
         return int(getattr(self.static.prm, name))
 
     @property
@@ -64,7 +65,7 @@ class Tables:
 
 
 def parameters(rules: Rules, spec: GameSpec, encoder: ObservationEncoder):
-    """The kernels' parameters of `rules`, a `kernels.Params`."""
+    """The kernels' parameters of `rules`, a `bundles.Params`."""
     layout = spec.layout
     n, b, d, hs = rules.num_players, rules.building_piles, rules.discard_piles, rules.hand_size
     hands = n * hs if rules.stacked else n
@@ -79,8 +80,7 @@ def parameters(rules: Rules, spec: GameSpec, encoder: ObservationEncoder):
         hsrc=layout.hand_sources, tm=layout.teammates, stocksrc=layout.stock_source,
         nplays=layout.num_plays, dbase=layout.discard_base, cbase=layout.coin_base,
         pbase=layout.purchase_base, npurch=layout.num_purchases,
-        pay=-1 if layout.pay_toll is None else layout.pay_toll,
-        decline=-1 if layout.decline_toll is None else layout.decline_toll,
+        pay=layout.pay_toll, decline=layout.decline_toll,
         end=layout.end_turn, a=layout.size,
         draw=0, aside=1, build=2, stocks=2 + b, hands=2 + b + n, discs=2 + b + n + hands,
         npiles=2 + b + n + hands + n * d,
@@ -209,7 +209,7 @@ def load_game(t: Tables, game: Game, st: K.State, g: int) -> None:
         put(p.stocks + s, game.stocks[s])
         if t.rules.stacked:
             for j in range(hs):
-                put(p.hands + s * hs + j, game.hands[s][j])
+                put(p.hands + s * hs + j, game.stacks[s][j])
         else:
             put(p.hands + s, game.hands[s])
         for j in range(d):
@@ -218,8 +218,7 @@ def load_game(t: Tables, game: Game, st: K.State, g: int) -> None:
     row[:] = 0
     row[K.S.cur], row[K.S.turn] = game.current_player, game.turn
     row[K.S.phase] = PHASES.index(game.phase)
-    winners = game.winning_seats()
-    row[K.S.win] = winners[0] if winners else -1
+    row[K.S.win] = game.winners[0] if game.winners else -1
     row[K.S.played], row[K.S.stall] = game.played_this_turn, game.stall_turns
     row[K.S.ppile] = -1 if game.pending_pile is None else game.pending_pile
     row[K.S.ptoll], row[K.S.first] = game.pending_toll, game.first_player
@@ -227,7 +226,7 @@ def load_game(t: Tables, game: Game, st: K.State, g: int) -> None:
     row[K.S.coins + n:K.S.coins + n + b] = game.pile_coins
     row[K.S.coins + n + b:K.S.coins + 2 * n + b] = game.scores
     row[p.sdirty:p.sdirty + p.npub] = 1  # every cached pile encoding is stale
-    public = game.hands if t.rules.stacked else game.discards
+    public = game.stacks if t.rules.stacked else game.discards
     for piles_of_seat in public:
         for cards in piles_of_seat:
             for c in cards:
@@ -258,7 +257,7 @@ def game_dict(t: Tables, st: K.State, g: int) -> dict:
                 else pile(p.hands + s))
         players.append({"stock": pile(p.stocks + s), "hand": hand,
                         "discard_piles": [pile(p.discs + s * d + j) for j in range(d)]})
-    st = [int(x) for x in rng[g]]
+    words = [int(x) for x in rng[g]]
     return {
         "format": FORMAT, "rules": rules.to_dict(), "current_player": row[K.S.cur],
         "turn": row[K.S.turn], "phase": phase.value, "draw_pile": pile(p.draw),
@@ -271,6 +270,7 @@ def game_dict(t: Tables, st: K.State, g: int) -> dict:
         "pending": (None if row[K.S.ppile] < 0
                     else {"pile": row[K.S.ppile], "toll": row[K.S.ptoll]}),
         "rng": {"bit_generator": "PCG64",
-                "state": {"state": (st[0] << 64) | st[1], "inc": (st[2] << 64) | st[3]},
-                "has_uint32": st[4], "uinteger": st[5]},
+                "state": {"state": (words[0] << 64) | words[1],
+                          "inc": (words[2] << 64) | words[3]},
+                "has_uint32": words[4], "uinteger": words[5]},
     }

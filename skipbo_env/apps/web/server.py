@@ -57,12 +57,19 @@ import socket
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
 from ... import checks
-from ...players.registry import SCRIPTED, check_player, is_checkpoint, resolve_checkpoint
+from ...players.registry import SCRIPTED, checkpoint_file, parse_player
 from ...rules import STALL_OUTCOMES, VARIANTS
 from ...text import DECK_STYLES, check_deck_style
 from ..session import MAX_OPPONENTS, PlaySession
@@ -347,7 +354,7 @@ class TableStore:
             raise ApiError(400, f"opponents must be a list of 1 to {MAX_OPPONENTS} player names")
         for name in opponents:
             try:
-                check_player(name, what="opponent", checkpoints=self.allowed_checkpoints,
+                parse_player(name, what="opponent", checkpoints=self.allowed_checkpoints,
                              exists=False)
             except ValueError as e:
                 raise ApiError(400, str(e)) from None
@@ -435,7 +442,7 @@ def _version(body: dict, table: Table) -> None:
 def _bots(table: Table) -> list[dict]:
     """The bots' moves up to the person's turn, as events; BotFailed if one raises."""
     session = table.session
-    events = []
+    events: list[dict] = []
     moves = session.bot_moves()
     while True:
         seat = session.game.current_player
@@ -498,7 +505,7 @@ def move(table: Table, body: dict) -> dict:
     played = next((m for m in session.legal_moves() if m.action == action), None)
     if played is None:
         raise ApiError(422, f"move {action} is not legal now")
-    session.play(action)
+    session.play(played.action)
     table.version += 1
     events = [{"seat": session.human, **played.to_dict(), "state": table.state()}]
     events += _bots(table)
@@ -537,12 +544,141 @@ def next_game(table: Table, body: dict) -> dict:
     return {"state": table.state(), "events": events}
 
 
+class Json(JSONResponse):
+    """A JSON response written by `to_json` (non-ASCII escaped)."""
+
+    def render(self, content: Any) -> bytes:
+        return to_json(content)
+
+
+def error_response(e: ApiError) -> JSONResponse:
+    """An API error as its JSON answer."""
+    return Json({"error": e.message}, status_code=e.status)
+
+
+def guarded(endpoint: Callable[[Request], Awaitable[Response]]) -> Callable:
+    """`endpoint` answering an `ApiError` with its status and any other error with 500."""
+    async def run(request: Request) -> Response:
+        try:
+            return await endpoint(request)
+        except ApiError as e:
+            return error_response(e)
+        except Exception as e:
+            log.exception("request failed")
+            return error_response(ApiError(500, f"internal error ({type(e).__name__})"))
+    return run
+
+
+async def _read(request: Request) -> bytes:
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY:
+            raise ApiError(413, f"request body over {MAX_BODY} bytes")
+    return raw
+
+
+async def body_of(request: Request, timeout: float) -> dict:
+    """The request's JSON object body (empty: {}), read within `timeout` seconds and at most
+    MAX_BODY bytes, else an `ApiError` naming the problem."""
+    length = request.headers.get("content-length")
+    if length is not None and (not (length.isascii() and length.isdigit())
+                               or int(length) > MAX_BODY):
+        raise ApiError(413, f"request body over {MAX_BODY} bytes")
+    try:
+        raw = await asyncio.wait_for(_read(request), timeout)
+    except asyncio.TimeoutError:
+        raise ApiError(408, f"the request body did not arrive within {timeout:g} "
+                            f"seconds") from None
+    except ClientDisconnect:
+        raise ApiError(400, "the client went away while sending the body") from None
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise ApiError(400, f"malformed JSON: {e}") from None
+    except RecursionError:
+        raise ApiError(400, "malformed JSON: nested too deeply") from None
+    except ValueError as e:  # e.g. an integer over Python's digit limit
+        raise ApiError(400, f"malformed JSON: {e}") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "the request body must be a JSON object")
+    return data
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own errors (404 of an unknown path, 405) as the API's JSON errors."""
+    status = exc.status_code if isinstance(exc, HTTPException) else 500
+    detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
+    return Json({"error": detail}, status_code=status, headers=getattr(exc, "headers", None))
+
+
+class Api:
+    """The API's endpoints over one `TableStore`: the bots think in `pool`, never on the event
+    loop; a request body must arrive within `body_timeout` seconds."""
+
+    def __init__(self, tables: TableStore, pool: ThreadPoolExecutor, body_timeout: float,
+                 checkpoints: tuple[str, ...], deck_style: str):
+        self.tables, self.pool, self.body_timeout = tables, pool, body_timeout
+        self.checkpoints, self.deck_style = checkpoints, deck_style
+
+    async def off_loop(self, fn: Callable, *args: Any) -> Any:
+        """`fn(*args)` in the bots' pool, not on the event loop."""
+        return await asyncio.get_running_loop().run_in_executor(self.pool, fn, *args)
+
+    async def page(self, request: Request) -> Response:
+        return FileResponse(os.path.join(STATIC, "index.html"))
+
+    async def options(self, request: Request) -> Response:
+        return Json({"variants": list(VARIANTS), "players": list(SCRIPTED),
+                     "checkpoints": list(self.checkpoints), "max_opponents": MAX_OPPONENTS,
+                     "deck_styles": list(DECK_STYLES), "deck_style": self.deck_style})
+
+    async def new(self, request: Request) -> Response:
+        body = await body_of(request, self.body_timeout)
+        client = request.client.host if request.client else "unknown"
+        self.tables.has_room(client)
+        table = await self.off_loop(self.tables.build, body)  # loads checkpoints, plays bots
+        key = self.tables.add(table, client)
+        return Json({"id": key, "state": table.published, "events": table.opening})
+
+    async def show(self, request: Request) -> Response:
+        table = self.tables.get(request.path_params["id"])
+        # The state after the last finished request: answered at once, even while a move
+        # of this table is under way.
+        return Json({"id": request.path_params["id"], "state": table.published})
+
+    def handler(self, action: Callable[[Table, dict], dict]) -> Callable:
+        """The endpoint running `action` on the table the path names, one request at a time
+        per table, in the bots' pool."""
+        async def endpoint(request: Request) -> Response:
+            body = await body_of(request, self.body_timeout)
+            table = self.tables.get(request.path_params["id"])
+            async with table.lock:
+                return Json(await self.off_loop(action, table, body))
+        return guarded(endpoint)
+
+    def routes(self) -> list:
+        return [
+            Route("/", self.page),
+            Route("/api/options", self.options),
+            Route("/api/games", guarded(self.new), methods=["POST"]),
+            Route("/api/games/{id}", guarded(self.show)),
+            Route("/api/games/{id}/move", self.handler(move), methods=["POST"]),
+            Route("/api/games/{id}/undo", self.handler(undo), methods=["POST"]),
+            Route("/api/games/{id}/hint", self.handler(hint), methods=["POST"]),
+            Route("/api/games/{id}/next", self.handler(next_game), methods=["POST"]),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+
+
 def create_app(checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES, *,
                allowed_hosts: Collection[str] = LOOPBACK, per_client: int = MAX_PER_CLIENT,
                idle: float = IDLE_SECONDS, clock: Callable[[], float] = time.monotonic,
                body_timeout: float = BODY_TIMEOUT, workers: int = WORKERS,
                search_rollouts: int | None = SEARCH_ROLLOUTS, deck_style: str = "skipbo",
-               stall_outcome: str | None = None):
+               stall_outcome: str | None = None) -> Guard:
     """The Starlette app (wrapped in `Guard`). `checkpoints` are the checkpoint paths the page
     may choose as opponents (besides the scripted players); `allowed_hosts` the ``Host``
     values answered, each ``name`` (any port) or ``name:port`` (default: the loopback names
@@ -552,133 +688,21 @@ def create_app(checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES, *,
     rollouts per decision (None: no cap); `deck_style` is the page's default way of naming
     the cards (`text.DECK_STYLES`; a game may ask for the other); `stall_outcome` how every
     game ends when nobody can finish it (`Rules.stall_outcome`; None: the rules' default)."""
-    from starlette.applications import Starlette
-    from starlette.exceptions import HTTPException
-    from starlette.requests import ClientDisconnect, Request
-    from starlette.responses import FileResponse, JSONResponse
-    from starlette.routing import Mount, Route
-    from starlette.staticfiles import StaticFiles
-
-    class Json(JSONResponse):
-        def render(self, content: Any) -> bytes:
-            return to_json(content)
-
     check_deck_style(deck_style)
     # The page lists the checkpoints as given (a shipped one by its name, never its installed
     # path); the store checks a request's choice against their files.
-    tables = TableStore(tuple(resolve_checkpoint(c) for c in checkpoints), limit, per_client,
-                        idle, clock, search_rollouts, stall_outcome)
+    files = tuple(checkpoint_file(c) for c in checkpoints)
+    tables = TableStore(files, limit, per_client, idle, clock, search_rollouts, stall_outcome)
     pool = ThreadPoolExecutor(max_workers=checks.integer(workers, "workers", minimum=1),
                               thread_name_prefix="skipbo-bots")
 
-    async def off_loop(fn, *args):
-        """`fn(*args)` in the bots' pool, not on the event loop."""
-        return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
-
-    async def read(request: Request) -> bytes:
-        raw = b""
-        async for chunk in request.stream():
-            raw += chunk
-            if len(raw) > MAX_BODY:
-                raise ApiError(413, f"request body over {MAX_BODY} bytes")
-        return raw
-
-    async def body_of(request: Request) -> dict:
-        length = request.headers.get("content-length")
-        if length is not None and (not (length.isascii() and length.isdigit())
-                                   or int(length) > MAX_BODY):
-            raise ApiError(413, f"request body over {MAX_BODY} bytes")
-        try:
-            raw = await asyncio.wait_for(read(request), body_timeout)
-        except asyncio.TimeoutError:
-            raise ApiError(408, f"the request body did not arrive within {body_timeout:g} "
-                                f"seconds") from None
-        except ClientDisconnect:
-            raise ApiError(400, "the client went away while sending the body") from None
-        if not raw.strip():
-            return {}
-        try:
-            data = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise ApiError(400, f"malformed JSON: {e}") from None
-        except RecursionError:
-            raise ApiError(400, "malformed JSON: nested too deeply") from None
-        except ValueError as e:  # e.g. an integer over Python's digit limit
-            raise ApiError(400, f"malformed JSON: {e}") from None
-        if not isinstance(data, dict):
-            raise ApiError(400, "the request body must be a JSON object")
-        return data
-
-    def error(e: ApiError) -> JSONResponse:
-        return Json({"error": e.message}, status_code=e.status)
-
-    def guarded(endpoint):
-        async def run(request: Request):
-            try:
-                return await endpoint(request)
-            except ApiError as e:
-                return error(e)
-            except Exception as e:
-                log.exception("request failed")
-                return error(ApiError(500, f"internal error ({type(e).__name__})"))
-        return run
-
-    async def page(request: Request):
-        return FileResponse(os.path.join(STATIC, "index.html"))
-
-    async def options(request: Request):
-        return Json({"variants": list(VARIANTS), "players": list(SCRIPTED),
-                     "checkpoints": list(checkpoints), "max_opponents": MAX_OPPONENTS,
-                     "deck_styles": list(DECK_STYLES), "deck_style": deck_style})
-
-    @guarded
-    async def new(request: Request):
-        body = await body_of(request)
-        client = request.client.host if request.client else "unknown"
-        tables.has_room(client)
-        table = await off_loop(tables.build, body)  # loads checkpoints, plays opening bots
-        key = tables.add(table, client)
-        return Json({"id": key, "state": table.published, "events": table.opening})
-
-    @guarded
-    async def show(request: Request):
-        table = tables.get(request.path_params["id"])
-        # The state after the last finished request: answered at once, even while a move
-        # of this table is under way.
-        return Json({"id": request.path_params["id"], "state": table.published})
-
-    def handler(action):
-        @guarded
-        async def endpoint(request: Request):
-            body = await body_of(request)
-            table = tables.get(request.path_params["id"])
-            async with table.lock:
-                return Json(await off_loop(action, table, body))
-        return endpoint
-
-    async def http_error(request: Request, exc: Exception):
-        status = exc.status_code if isinstance(exc, HTTPException) else 500
-        detail = exc.detail if isinstance(exc, HTTPException) else "internal error"
-        return Json({"error": detail}, status_code=status,
-                    headers=getattr(exc, "headers", None))
-
     @contextlib.asynccontextmanager
-    async def lifespan(app):
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
         pool.shutdown(wait=False, cancel_futures=True)
 
-    routes = [
-        Route("/", page),
-        Route("/api/options", options),
-        Route("/api/games", new, methods=["POST"]),
-        Route("/api/games/{id}", show),
-        Route("/api/games/{id}/move", handler(move), methods=["POST"]),
-        Route("/api/games/{id}/undo", handler(undo), methods=["POST"]),
-        Route("/api/games/{id}/hint", handler(hint), methods=["POST"]),
-        Route("/api/games/{id}/next", handler(next_game), methods=["POST"]),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
-    inner = Starlette(routes=routes, exception_handlers={HTTPException: http_error},
+    api = Api(tables, pool, body_timeout, checkpoints, deck_style)
+    inner = Starlette(routes=api.routes(), exception_handlers={HTTPException: http_error},
                       lifespan=lifespan)
     inner.state.tables = tables  # for tests and tools
     inner.state.pool = pool
@@ -755,7 +779,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, checkpoints: tuple[str, ...
     import uvicorn
 
     for path in checkpoints:  # a shipped checkpoint may be named: standard_2p
-        if not is_checkpoint(path) or not os.path.isfile(resolve_checkpoint(path)):
+        if not os.path.isfile(checkpoint_file(path)):
             raise ValueError(f"checkpoint {path} does not exist")
     for spec in allow_hosts:
         if parse_host(_bracket(spec) if _is_ipv6(spec) else spec) is None:

@@ -15,14 +15,16 @@ import os
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 
 import numpy as np
 
 from .. import checks
 from ..engine import Game
+from ..players.checkpoints import check_checkpoint
+from ..players.registry import PlayerSpec, make_agent, parse_players
 from ..rules import Rules
-from .policy import check_checkpoint
-from .registry import checkpoint_of, make_agent
+from .stats import elo, ratings, wilson
 
 
 def _seeds(seed: int, deal: int, count: int) -> list[int]:
@@ -31,35 +33,29 @@ def _seeds(seed: int, deal: int, count: int) -> list[int]:
             >> np.uint64(1)]
 
 
-def play_deal(rules: Rules, players: list[str], seed: int, deal: int) -> list[dict]:
-    """Every seat rotation of deal number `deal`: one record per game."""
+def play_deal(rules: Rules, players: Sequence[str | PlayerSpec], seed: int,
+              deal: int) -> list[dict]:
+    """Every seat rotation of deal number `deal`: one record per game. Each player is given
+    only the view of its seat."""
+    players = parse_players(list(players), exists=False)
     n = rules.num_players
     records = []
     game_seed, *agent_seeds = _seeds(seed, deal, 1 + n * n)
     for rotation in range(n):
         seats = [players[(i + rotation) % n] for i in range(n)]
-        agents = [make_agent(name, agent_seeds[rotation * n + i]) for i, name in enumerate(seats)]
+        agents = [make_agent(spec, agent_seeds[rotation * n + i]) for i, spec in enumerate(seats)]
         game = Game(rules, game_seed)
         while not game.is_over:
-            game.step(agents[game.current_player].act(game))
-        records.append({"seats": seats, "winners": game.winning_seats(), "turns": game.turn,
-                        "phase": game.phase, "deal": deal, "rotation": rotation})
+            game.step(agents[game.current_player].act(game.view()))
+        records.append({"seats": [spec.name for spec in seats], "winners": list(game.winners),
+                        "turns": game.turn, "phase": game.phase, "deal": deal,
+                        "rotation": rotation})
     return records
 
 
 def _work(args):
     rules, players, seed, deals = args
     return [r for deal in deals for r in play_deal(rules, players, seed, deal)]
-
-
-def wilson(successes: int, trials: int, z: float = 1.96) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion."""
-    if trials == 0:
-        return (0.0, 1.0)
-    p, scale = successes / trials, 1 + z * z / trials
-    centre = (p + z * z / (2 * trials)) / scale
-    half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / scale
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def against(rules: Rules, player: str, others: str) -> list[str]:
@@ -70,7 +66,7 @@ def against(rules: Rules, player: str, others: str) -> list[str]:
     return [player if seat in mine else others for seat in range(rules.num_players)]
 
 
-def run_games(rules: Rules, players: list[str], games: int, seed: int = 0,
+def run_games(rules: Rules, players: Sequence[str | PlayerSpec], games: int, seed: int = 0,
               workers: int | None = None, progress: bool = True,
               keep_records: bool = False) -> dict:
     """Play at least `games` games (rounded up to whole deals, each played from every seat
@@ -78,20 +74,18 @@ def run_games(rules: Rules, players: list[str], games: int, seed: int = 0,
     `keep_records`, also "records": one per game, {"seats", "winners", "turns", "phase",
     "deal", "rotation"}, in deal and rotation order whatever the workers' order)."""
     n = rules.num_players
-    if len(players) != n:
+    specs = parse_players(list(players))  # an unknown name fails here, before any game
+    if len(specs) != n:
         raise ValueError(f"give one player per seat: {n} names for {n} players, got "
-                         f"{len(players)} ({', '.join(players)})")
-    for name in set(players):
-        path = checkpoint_of(name)
-        if path is not None:
-            check_checkpoint(path)  # loaded in the workers
-        else:
-            make_agent(name)  # an unknown name fails here, before any game
+                         f"{len(specs)} ({', '.join(map(str, specs))})")
+    for spec in set(specs):
+        if spec.path is not None:
+            check_checkpoint(spec.path)  # loaded in the workers
     checks.integer(games, "games", minimum=1)
     deals = math.ceil(games / n)
     workers = workers or os.cpu_count() or 1
     chunk = max(1, min(50, deals // (workers * 16)))  # small: slow players balance too
-    jobs = [(rules, players, seed, range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
+    jobs = [(rules, specs, seed, range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
     start = time.perf_counter()
     records: list[dict] = []
     # Forking a process whose torch threads have run can hang the children (a trained policy
@@ -125,7 +119,7 @@ def summarise(records: list[dict], elapsed: float) -> dict:
     """Win and draw counts, rates with 95% intervals, game length and speed."""
     total = len(records)
     names = sorted({name for r in records for name in r["seats"]})
-    wins = Counter()
+    wins: Counter[str] = Counter()
     for r in records:
         for name in {r["seats"][s] for s in r["winners"]}:
             wins[name] += 1
@@ -141,28 +135,10 @@ def summarise(records: list[dict], elapsed: float) -> dict:
             "truncated": sum(1 for r in records if r["phase"] == "truncated")}
 
 
-def elo(scores: dict[tuple[str, str], float], names: list[str], iterations: int = 2000) -> dict:
-    """Elo ratings (mean 1500) fitted to pairwise scores (draws as half a win)."""
-    rating = {name: 0.0 for name in names}
-    for _ in range(iterations):
-        for a in names:
-            expected = observed = 0.0
-            for b in names:
-                if a != b and (a, b) in scores:
-                    expected += 1 / (1 + 10 ** ((rating[b] - rating[a]) / 400))
-                    observed += scores[(a, b)]
-            rating[a] += 16 * (observed - expected)
-        mean = sum(rating.values()) / len(rating)
-        rating = {k: v - mean for k, v in rating.items()}
-    return {k: 1500 + v for k, v in rating.items()}
-
-
 def round_robin(rules: Rules, names: list[str], games: int, seed: int = 0,
                 workers: int | None = None, progress: bool = True) -> dict:
     """Two-player matches between every pair of `names`: the pairwise table, Elo ratings and
-    openskill ratings from every game (`benchmark.ratings`)."""
-    from .benchmark import ratings
-
+    openskill ratings from every game (`stats.ratings`)."""
     if rules.num_players != 2:
         raise ValueError("a round robin is played between two players at a time")
     pairs, scores, records = {}, {}, []

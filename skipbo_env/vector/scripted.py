@@ -1,61 +1,33 @@
-"""Numba kernels of the batched scripted players and of the single-agent vector env.
-
-`random`, `naive`, `greedy` and `expert` are the reference players of
-skipbo_env/players/scripted.py on arrays; tests/test_vector.py proves they choose the
-reference players' moves, and each names its reference (`Mirror:`). Like the reference
-players they read only what the seat to act may see: its own hand and the public piles. The
-kernels take the bundles of kernels.py (`State`, `Static`, `Buffers`) and, for the vector env,
-a `Seating`.
+"""Numba kernels of the batched scripted players: `random`, `naive`, `greedy` and `expert`, the
+reference players of skipbo_env/players/scripted.py on arrays. tests/test_vector.py proves
+they choose the reference players' moves, and each names its reference (`Mirror:`). Like the
+reference players they read only what the seat to act may see: its own hand and the public
+piles. The kernels take the bundles of `bundles` (`State`, `Static`, `Buffers`).
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 from numba import prange
 
-from .kernels import (
+from .bundles import (
     FOLLOWUP,
     PLAY,
     SRC_DISCARD,
     SRC_HAND,
     SRC_STOCK,
     TOLL,
-    TRUNCATED,
     WON,
     A,
     S,
-    agent_random,
-    deal,
-    encode,
-    encode_inline,
-    is_over,
     jit,
-    legal_mask,
-    legal_mask_inline,
-    pick_random,
     static,
-    step_game,
 )
+from .play_rules import deal, is_over, legal_mask_inline, pick_random, step_game
 
 RANDOM, NAIVE, GREEDY, EXPERT = range(4)
-AGENT_NAMES = ("random", "naive", "greedy", "expert")
-
-
-class Seating(NamedTuple):
-    """Who plays each game of the vector env, and what the learner earned this step."""
-
-    kinds: np.ndarray  # [games, seats]: the scripted player (RANDOM, ..., EXPERT) per seat,
-    #                    or POLICY + k for the vector env's policy slot k
-    learner: np.ndarray  # [games]: the learner's seat
-    weights: np.ndarray  # cumulative weights over the kinds (AGENT_NAMES, then the slots)
-    rewards: np.ndarray  # [games] float64: the learner's reward of the last step
-    status: np.ndarray  # [games] int64: LEARNER, PLAYED or REPLACED (below)
-    others_before: np.ndarray  # [games] int64: the other teams' stock cards before the
-    #                            learner's last move (for opponent_stock_reward)
-    opponent_stock_reward: np.ndarray  # [1] float64: the learner's reward per card the other
-    #                                    teams play from their stocks until its next turn
+BATCHED_PLAYERS = ("random", "naive", "greedy", "expert")
+"""The scripted players the batched engine plays, in the order of their kind numbers."""
 
 
 @jit(inline="always")
@@ -578,21 +550,66 @@ def _shows(lo, hi, i):
 
 
 @jit
+def _next_hand_out(st, tb, g, p, lo, hi):
+    """The next play of a hand-out sequence with the building piles at the simulated sizes
+    (`lo`, `hi`): (source, building pile, hand cards taken), the source _NONE when there is
+    none. A hand card taken is marked (-1 - card) in the hand; a source below 0 is the hand
+    card -1 - source; a discard-pile top is popped."""
+    piles, lens, prm, owners = st.piles, st.lens, tb.prm, tb.owners
+    b, d, m = prm.b, prm.d, prm.top + 1
+    hk = prm.hands + p
+    size = lens[g, hk]
+    src, pile = _NONE, -1
+    best_rank = m
+    for j in range(size):  # the lowest hand number that fits (the first of its rank)
+        c = piles[g, hk, j]
+        if c >= 0:
+            rank = c % m
+            if 0 < rank < best_rank:
+                for i in range(b):
+                    if _shows(lo, hi, i) + 1 == rank:
+                        src, pile, best_rank = j, i, rank
+                        break
+    if src != _NONE:
+        c = piles[g, hk, src]
+        piles[g, hk, src] = -1 - c
+        return -1 - c, pile, 1
+    for t in range(prm.tm + 1):  # a discard-pile top number that fits
+        for j in range(d):
+            k = prm.discs + owners[p, t] * d + j
+            if src == _NONE and lens[g, k]:
+                rank = piles[g, k, lens[g, k] - 1] % m
+                if rank:
+                    for i in range(b):
+                        if src == _NONE and _shows(lo, hi, i) + 1 == rank:
+                            src, pile = prm.stocksrc + t * (d + 1) + 1 + j, i
+                    if src != _NONE:
+                        _pop(piles, lens, g, k)
+    if src != _NONE:
+        return src, pile, 0
+    for j in range(size):  # a hand wild, onto building pile 0
+        c = piles[g, hk, j]
+        if c >= 0 and c % m == 0:
+            piles[g, hk, j] = -1 - c
+            return -1 - c, 0, 1
+    return _NONE, -1, 0
+
+
+@jit
 def _expert_hand_out(st, tb, masks, g, p):
     """The first play of a sequence that empties the hand (refill mode; -1: none): each step
     the lowest hand number that fits, else a discard-pile top number (digging), else a hand
-    wild onto building pile 0.
+    wild onto building pile 0 (`_next_hand_out`).
     Mirror: players.scripted.ExpertAgent._hand_out"""
-    piles, lens, prm, owners = st.piles, st.lens, tb.prm, tb.owners
-    top, b, d = prm.top, prm.b, prm.d
-    m = top + 1
+    piles, lens, prm = st.piles, st.lens, tb.prm
+    top, b = prm.top, prm.b
     if prm.stacked:
         return -1
     hk = prm.hands + p
     size = lens[g, hk]
     if size == 0:
         return -1
-    lo, hi = 0, 0  # the building piles' simulated sizes, 8 bits each
+    lo, hi = np.int64(0), np.int64(0)  # the building piles' simulated sizes, 8 bits each
     for i in range(b):
         if i < 8:
             lo |= np.int64(lens[g, prm.build + i]) << (i * 8)
@@ -602,44 +619,11 @@ def _expert_hand_out(st, tb, masks, g, p):
     left = size
     ok = True
     while left > 0:
-        src, pile = _NONE, -1
-        best_rank = m
-        for j in range(size):  # the lowest hand number that fits (the first of its rank)
-            c = piles[g, hk, j]
-            if c >= 0:
-                rank = c % m
-                if 0 < rank < best_rank:
-                    for i in range(b):
-                        if _shows(lo, hi, i) + 1 == rank:
-                            src, pile, best_rank = j, i, rank
-                            break
-        if src != _NONE:
-            c = piles[g, hk, src]
-            piles[g, hk, src] = -1 - c
-            src = -1 - c
-            left -= 1
-        else:
-            for t in range(prm.tm + 1):  # a discard-pile top number that fits
-                for j in range(d):
-                    k = prm.discs + owners[p, t] * d + j
-                    if src == _NONE and lens[g, k]:
-                        rank = piles[g, k, lens[g, k] - 1] % m
-                        if rank:
-                            for i in range(b):
-                                if src == _NONE and _shows(lo, hi, i) + 1 == rank:
-                                    src, pile = prm.stocksrc + t * (d + 1) + 1 + j, i
-                            if src != _NONE:
-                                _pop(piles, lens, g, k)
-            if src == _NONE:
-                for j in range(size):  # a hand wild, onto building pile 0
-                    c = piles[g, hk, j]
-                    if src == _NONE and c >= 0 and c % m == 0:
-                        piles[g, hk, j] = -1 - c
-                        src, pile = -1 - c, 0
-                        left -= 1
-            if src == _NONE:
-                ok = False
-                break
+        src, pile, took = _next_hand_out(st, tb, g, p, lo, hi)
+        if src == _NONE:
+            ok = False
+            break
+        left -= took
         if first_pile < 0:
             first_src, first_pile = src, pile
         v = _shows(lo, hi, pile)
@@ -926,188 +910,3 @@ def play_games(kinds, st, tb, buf, games, wins, actions):
         g = np.int64(row)  # one type of row index for every kernel: one compilation
         _play_row(kinds, st, static(flat, owners, team_id, teams, act, deck, scale), buf, games,
                   wins, actions, g)
-
-
-# -- the single-agent vector env -----------------------------------------------------------------
-POLICY = len(AGENT_NAMES)  # seating kinds from POLICY on are policy slots (kind - POLICY)
-# A row's status in the vector env: the learner is to act (observed); a policy seat is to act in
-# the game the learner moved in this step; or in a game dealt after the learner's game ended
-# (or at reset), whose result is already recorded.
-LEARNER, PLAYED, REPLACED = 0, 1, 2
-
-
-@jit
-def _new_seating(st, tb, seating, seat_option, g):
-    """The learner's seat (seat_option, or at random when it is -1) and a player for every
-    other seat (a scripted kind or a policy slot), drawn by the cumulative weights."""
-    arng, weights, kinds = st.arng, seating.weights, seating.kinds
-    n = tb.prm.n
-    seat = seat_option
-    if seat < 0:
-        seat = agent_random(arng, g, n)
-    seating.learner[g] = seat
-    for p in range(n):
-        pick = agent_random(arng, g, 1 << 30) / (1 << 30)
-        kind = 0
-        while kind < weights.shape[0] - 1 and pick >= weights[kind]:
-            kind += 1
-        kinds[g, p] = kind
-
-
-@jit
-def _opponents(st, tb, buf, seating, g):
-    """Scripted seats play until the learner or a policy seat is to act or the game is over."""
-    scal = st.scal
-    while not is_over(st, g) and scal[g, S.cur] != seating.learner[g]:
-        kind = seating.kinds[g, scal[g, S.cur]]
-        if kind >= POLICY:
-            return
-        buf.nlegal[g] = legal_mask_inline(st, tb, buf.masks, g)
-        a = agent_action(kind, st, tb, buf.masks, buf.nlegal, buf.seen, g)
-        step_game(st, tb, g, a)
-
-
-@jit
-def _settle(st, tb, buf, seating, seat_option, g):
-    """After a move in game g: the scripted seats play on. A game over is scored for the
-    learner once per learner step (status PLAYED: +-1 into seating.rewards, terminated or
-    truncated, final_obs from the learner's seat) and dealt again, seats drawn afresh (a game
-    the others finish before the learner's first turn is dealt again unscored). Then the row
-    waits for the learner (status LEARNER, observed from its seat) or for a policy seat (its
-    seat in buf.seats, its mask and observation in buf.masks and buf.obs)."""
-    scal, team_id = st.scal, tb.team_id
-    while True:
-        _opponents(st, tb, buf, seating, g)
-        if not is_over(st, g):
-            break
-        if seating.status[g] == PLAYED:
-            seat = seating.learner[g]
-            _others_played(st, tb, seating, g)
-            if scal[g, S.phase] == WON:
-                won = team_id[scal[g, S.win]] == team_id[seat]
-                seating.rewards[g] += 1.0 if won else -1.0
-            buf.terminated[g] = scal[g, S.phase] != TRUNCATED
-            buf.truncated[g] = scal[g, S.phase] == TRUNCATED
-            encode(st, tb, buf, g, seat, buf.final_obs)
-            seating.status[g] = REPLACED
-        deal(st, tb, g)
-        _new_seating(st, tb, seating, seat_option, g)
-    cur = scal[g, S.cur]
-    buf.seats[g] = cur
-    if cur == seating.learner[g]:
-        if seating.status[g] == PLAYED:
-            _others_played(st, tb, seating, g)
-        seating.status[g] = LEARNER
-        # Every learner step observes: the mask and the observation inlined, as in
-        # kernels.advance.
-        buf.nlegal[g] = legal_mask_inline(st, tb, buf.masks, g)
-        encode_inline(st, tb, buf, g, cur, buf.obs)
-    else:
-        buf.nlegal[g] = legal_mask(st, tb, buf.masks, g)
-        encode(st, tb, buf, g, cur, buf.obs)
-
-
-@jit
-def _reset_row(st, tb, buf, seating, seat_option, g):
-    """Row g of `env_reset`."""
-    deal(st, tb, g)
-    _new_seating(st, tb, seating, seat_option, g)
-    seating.status[g] = REPLACED
-    seating.rewards[g] = 0.0
-    buf.terminated[g] = False
-    buf.truncated[g] = False
-    _settle(st, tb, buf, seating, seat_option, g)
-
-
-@jit(parallel=True)
-def env_reset(st, tb, buf, seating, seat_option):
-    """Deal every game, seat the learner and its opponents and play up to the learner's turn
-    (or a policy seat's: status) and observe it."""
-    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
-    for row in prange(st.piles.shape[0]):
-        g = np.int64(row)  # one type of row index for every kernel: one compilation
-        _reset_row(st, static(flat, owners, team_id, teams, act, deck, scale), buf, seating,
-                   seat_option, g)
-
-
-@jit(inline="always")
-def _team_stock(st, tb, g, t):
-    """Stock cards left to team t in game g."""
-    lens, prm, team_id = st.lens, tb.prm, tb.team_id
-    left = 0
-    for p in range(prm.n):
-        if team_id[p] == t:
-            left += lens[g, prm.stocks + p]
-    return left
-
-
-@jit(inline="always")
-def _others_stock(st, tb, g, t):
-    """Stock cards left to the teams other than t in game g."""
-    lens, prm, team_id = st.lens, tb.prm, tb.team_id
-    left = 0
-    for p in range(prm.n):
-        if team_id[p] != t:
-            left += lens[g, prm.stocks + p]
-    return left
-
-
-@jit
-def _others_played(st, tb, seating, g):
-    """The learner's move in game g is settled (its next turn or the game's end): its reward
-    gains opponent_stock_reward per card the other teams' stocks lost since the move, as the
-    single-game env's step pays it (envs/gym.py, SkipBoEnv.step)."""
-    c = seating.opponent_stock_reward[0]
-    if c != 0.0:
-        t = tb.team_id[seating.learner[g]]
-        seating.rewards[g] += c * (seating.others_before[g] - _others_stock(st, tb, g, t))
-
-
-@jit
-def _step_row(st, tb, buf, seating, seat_option, stock_reward, a, g):
-    """Row g of `env_step`; a negative action leaves the row as it is (autoreset mode
-    NEXT_STEP: the step after a game's end only shows the game dealt in its place)."""
-    if a < 0:
-        seating.rewards[g] = 0.0
-        buf.terminated[g] = False
-        buf.truncated[g] = False
-        return
-    t = tb.team_id[seating.learner[g]]
-    before = _team_stock(st, tb, g, t)
-    seating.others_before[g] = _others_stock(st, tb, g, t)
-    step_game(st, tb, g, a)
-    seating.rewards[g] = stock_reward * (before - _team_stock(st, tb, g, t))
-    buf.terminated[g] = False
-    buf.truncated[g] = False
-    seating.status[g] = PLAYED
-    _settle(st, tb, buf, seating, seat_option, g)
-
-
-@jit(parallel=True)
-def env_step(st, tb, buf, seating, seat_option, stock_reward, actions):
-    """The learner's action in every game, then the scripted seats' until the learner's next
-    turn or a policy seat's; a finished game is scored for the learner, observed into
-    final_obs and replaced. A game whose action is negative is left as it is."""
-    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
-    for row in prange(st.piles.shape[0]):
-        g = np.int64(row)  # one type of row index for every kernel: one compilation
-        _step_row(st, static(flat, owners, team_id, teams, act, deck, scale), buf, seating,
-                  seat_option, stock_reward, actions[g], g)
-
-
-@jit
-def _policy_row(st, tb, buf, seating, seat_option, a, g):
-    """Row g of `policy_step`."""
-    step_game(st, tb, g, a)
-    _settle(st, tb, buf, seating, seat_option, g)
-
-
-@jit(parallel=True)
-def policy_step(st, tb, buf, seating, seat_option, rows, actions):
-    """The policy seats' actions in games `rows` (actions[i] in game rows[i]), then as
-    `env_step` after the learner's: on to the learner's turn or the next policy seat's."""
-    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
-    for i in prange(rows.shape[0]):
-        g = np.int64(rows[i])
-        _policy_row(st, static(flat, owners, team_id, teams, act, deck, scale), buf, seating,
-                    seat_option, actions[i], g)
