@@ -96,7 +96,7 @@ def advantages_of(rewards, values, dones, next_value, next_done, args):
         return advantages, advantages + values
 
 
-def update(agent, optimizer, rollout, args, minibatch: int) -> None:
+def ppo_update(agent, optimizer, rollout, args, minibatch: int) -> None:
     """`update_epochs` passes of clipped PPO over the rollout (flattened), in minibatches."""
     b_obs, b_masks, b_actions, b_logprobs, b_adv, b_returns = rollout
     batch = len(b_actions)
@@ -164,7 +164,7 @@ def main(argv=None) -> int:
         with torch.no_grad():
             next_value = agent.get_value(next_obs).reshape(1, -1)
         advantages, returns = advantages_of(rewards, values, dones, next_value, next_done, args)
-        update(agent, optimizer, (obs.reshape(-1, n_obs), masks.reshape(-1, n_actions),
+        ppo_update(agent, optimizer, (obs.reshape(-1, n_obs), masks.reshape(-1, n_actions),
                                   actions.reshape(-1), logprobs.reshape(-1),
                                   advantages.reshape(-1), returns.reshape(-1)), args, minibatch)
         results.append(finished)

@@ -204,8 +204,10 @@ class Rules:
         return cls(**data)
 
     def to_dict(self) -> dict:
-        """JSON-serialisable dictionary of every field."""
-        d = dataclasses.asdict(self)
+        """JSON-serialisable dictionary of every field (a new one each time)."""
+        # Every field but these two is a str, int or bool: no deep copy needed (asdict's
+        # costs a game's whole state dictionary twice over).
+        d = {name: getattr(self, name) for name in _FIELD_NAMES}
         d["teams"] = None if self.teams is None else [list(t) for t in self.teams]
         d["toll_table"] = [list(entry) for entry in self.toll_table]
         return d
@@ -356,6 +358,8 @@ class Rules:
                 raise ValueError(f"teams must be at least two teams of equal size, "
                                  f"got {[list(t) for t in self.teams]}")
 
+
+_FIELD_NAMES = tuple(f.name for f in dataclasses.fields(Rules))
 
 # (field, bound, the constant's name): each refused with a ValueError naming both.
 _BOUNDS = (("num_players", MAX_PLAYERS, "MAX_PLAYERS"),

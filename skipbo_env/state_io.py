@@ -14,7 +14,6 @@ This module sits below the engine: it reads and writes a `state.GameState`, and 
 
 from __future__ import annotations
 
-import json
 from functools import partial
 from typing import TypeVar, cast
 
@@ -82,7 +81,11 @@ def cards_out(rules: Rules, cards) -> list:
 
 
 def _jsonable(state: dict) -> dict:
-    return json.loads(json.dumps(state))
+    """numpy's PCG64 state as plain JSON values (a new dictionary)."""
+    inner = state["state"]
+    return {"bit_generator": str(state["bit_generator"]),
+            "state": {"state": int(inner["state"]), "inc": int(inner["inc"])},
+            "has_uint32": int(state["has_uint32"]), "uinteger": int(state["uinteger"])}
 
 
 _KEYS = {"format", "rules", "current_player", "turn", "phase", "draw_pile", "set_aside",

@@ -15,7 +15,7 @@ import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -88,31 +88,67 @@ def run_games(rules: Rules, players: Sequence[str | PlayerSpec], games: int, see
     jobs = [(rules, specs, seed, range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
     start = time.perf_counter()
     records: list[dict] = []
-    # Forking a process whose torch threads have run can hang the children (a trained policy
-    # in the parent, or a training run); start clean workers then.
-    method = "spawn" if sys.platform == "win32" else (
-        "forkserver" if "torch" in sys.modules else "fork")
-    # A bar redrawn in place on a terminal; in a log file, a plain line every tenth instead of
-    # carriage returns.
-    tty, total, shown = sys.stderr.isatty(), deals * n, 0
-    with multiprocessing.get_context(method).Pool(workers) as pool:
-        for part in pool.imap_unordered(_work, jobs):
-            records += part
-            done = len(records)
-            if progress and tty:
-                bar = "#" * (30 * done // total)
-                print(f"\r[{bar:<30}] {done}/{total} games", end="", file=sys.stderr,
-                      flush=True)
-            elif progress and 10 * done // total > shown:
-                shown = 10 * done // total
-                print(f"{done}/{total} games", file=sys.stderr, flush=True)
-    if progress and tty:
-        print(file=sys.stderr)
+    report = _progress(deals * n) if progress else None
+    for part in _parts(jobs, 1 if deals * n <= IN_PROCESS_GAMES else workers):
+        records += part
+        if report is not None:
+            report(len(records))
+    if report is not None:
+        report(None)
     elapsed = time.perf_counter() - start
     result = summarise(records, elapsed)
     if keep_records:
         result["records"] = sorted(records, key=lambda r: (r["deal"], r["rotation"]))
     return result
+
+
+IN_PROCESS_GAMES = 16  # at most this many games play in this process: no pool to start
+
+
+def _parts(jobs: list, workers: int) -> Iterator[list[dict]]:
+    """Each job's records as it finishes: in worker processes, or in this one for one
+    worker (a few games: starting a pool would cost more than playing them). The results do
+    not depend on which: every deal and every player is seeded from the tournament's seed."""
+    if workers == 1:
+        threads = _torch_threads()
+        try:
+            for job in jobs:
+                yield _work(job)
+        finally:
+            if threads:  # a checkpoint's loader sets one thread; a training run wants its own
+                import torch
+                torch.set_num_threads(threads)
+        return
+    # Forking a process whose torch threads have run can hang the children (a trained policy
+    # in the parent, or a training run); start clean workers then.
+    method = "spawn" if sys.platform == "win32" else (
+        "forkserver" if "torch" in sys.modules else "fork")
+    with multiprocessing.get_context(method).Pool(workers) as pool:
+        yield from pool.imap_unordered(_work, jobs)
+
+
+def _torch_threads() -> int:
+    """torch's thread count if torch is loaded, else 0."""
+    torch = sys.modules.get("torch")
+    return torch.get_num_threads() if torch is not None else 0
+
+
+def _progress(total: int) -> Callable[[int | None], None]:
+    """A report of games done (None: the end): a bar redrawn in place on a terminal; in a log
+    file, a plain line every tenth instead of carriage returns."""
+    tty, shown = sys.stderr.isatty(), [0]
+
+    def report(done: int | None) -> None:
+        if done is None:
+            if tty:
+                print(file=sys.stderr)
+        elif tty:
+            bar = "#" * (30 * done // total)
+            print(f"\r[{bar:<30}] {done}/{total} games", end="", file=sys.stderr, flush=True)
+        elif 10 * done // total > shown[0]:
+            shown[0] = 10 * done // total
+            print(f"{done}/{total} games", file=sys.stderr, flush=True)
+    return report
 
 
 def summarise(records: list[dict], elapsed: float) -> dict:
