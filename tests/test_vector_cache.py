@@ -68,3 +68,39 @@ def test_the_cache_key_changes_with_any_source_file_and_respects_numba_cache_dir
     assert _cache.source_key(str(tmp_path)) != key
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "user"))
     assert _cache.cache_dir("abc") == str(tmp_path / "user" / (_cache.PREFIX + "abc"))
+
+
+SHUFFLE = """
+import numpy as np
+from skipbo_env.vector import _cache, generator
+piles = np.arange(8, dtype=np.int8).reshape(1, 1, 8)
+generator.shuffle(piles, np.ones((1, 6), dtype=np.uint64), 0, 0, 8)
+print(_cache.CACHE_DIR, sum(generator.shuffle.stats.cache_hits.values()),
+      sum(generator.shuffle.stats.cache_misses.values()))
+"""
+
+
+def test_a_kernel_another_process_is_compiling_is_waited_for_and_loaded_not_compiled_again(
+        tmp_path):
+    # Hold `shuffle`'s lock as a process compiling it would: the second process waits until
+    # the lock is let go, then compiles it (here nobody wrote it); a third loads it.
+    import fcntl
+    import time
+
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    run = [sys.executable, "-c", SHUFFLE]
+    probe = subprocess.run([sys.executable, "-c", "from skipbo_env.vector import _cache;"
+                            "print(_cache.CACHE_DIR)"], env=env, capture_output=True,
+                           text=True, timeout=300)
+    lock = Path(probe.stdout.strip()) / "skipbo_env.vector.generator.shuffle.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        waiting = subprocess.Popen(run, env=env, stdout=subprocess.PIPE, text=True)
+        time.sleep(8)  # long enough to import and reach the kernel (2-3 s here)
+        assert waiting.poll() is None, "the kernel was compiled while its lock was held"
+        fcntl.flock(held, fcntl.LOCK_UN)
+    out, _ = waiting.communicate(timeout=300)
+    assert waiting.returncode == 0 and out.split()[1:] == ["0", "1"]  # compiled it
+    again = subprocess.run(run, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and again.stdout.split()[1:] == ["1", "0"]  # loaded it

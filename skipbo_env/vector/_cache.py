@@ -7,17 +7,28 @@ every ``*.py`` file of this package: an edit to any of them starts a fresh direc
 everything recompiles. The directory lies under ``NUMBA_CACHE_DIR`` when the user sets it,
 else in this package's ``__pycache__`` (where older directories are removed), else under
 the user's cache directory; where none can be written, the kernels compile without a cache.
+
+Processes that start at once on a cold cache (test workers, a user's parallel jobs) compile
+each kernel once between them: a kernel compiles under a file lock of its own in the cache
+directory, and a process that finds the lock taken waits, then loads what the other wrote.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from numba.core import config
+from numba.core.compiler_lock import global_compiler_lock
+
+try:
+    import fcntl
+except ImportError:  # Windows: no lock; processes may compile a kernel twice
+    fcntl = None  # type: ignore[assignment]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PREFIX = "skipbo-vector-"
@@ -74,6 +85,40 @@ def cached_jit(njit: Callable, fn: Callable, options: dict):
     saved = config.CACHE_DIR  # type: ignore[attr-defined]  # set from the environment
     config.CACHE_DIR = CACHE_DIR  # type: ignore[attr-defined]
     try:
-        return njit(fn, cache=True, **options)
+        dispatcher = njit(fn, cache=True, **options)
     finally:
         config.CACHE_DIR = saved  # type: ignore[attr-defined]
+    if fcntl is not None:
+        _compile_once(dispatcher, os.path.join(
+            CACHE_DIR, f"{fn.__module__}.{fn.__qualname__}.lock"))
+    return dispatcher
+
+
+def _compile_once(dispatcher, lock: str) -> None:
+    """Make `dispatcher` compile (or load from the cache) under the file lock `lock`, so
+    processes compiling at once compile it once: the others wait, then load it. numba's own
+    lock is taken first, so threads of one process never wait on each other's file lock."""
+    compile_ = dispatcher.compile
+
+    def locked(sig):
+        with global_compiler_lock, _file_lock(lock):
+            return compile_(sig)
+
+    dispatcher.compile = locked
+
+
+@contextlib.contextmanager
+def _file_lock(path: str) -> Iterator[None]:
+    """An exclusive lock on the file `path` (made if missing) while the block runs; no lock
+    where the file cannot be opened."""
+    try:
+        f = open(path, "a")  # noqa: SIM115 (held open for the lock's lifetime)
+    except OSError:
+        yield
+        return
+    with f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
