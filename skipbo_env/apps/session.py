@@ -23,7 +23,7 @@ from ..actions import HAND, STOCK, ActionKind
 from ..engine import Game
 from ..match import Match
 from ..players.base import Agent
-from ..players.registry import PlayerSpec, make_agent, parse_players
+from ..players.registry import PlayerSpec, make_agent, parse_players, split_names
 from ..rules import COIN, Rules
 from ..spec import GameSpec
 from ..state import Phase
@@ -54,7 +54,8 @@ class Move:
 def parse_opponents(spec: str | list[str]) -> list[PlayerSpec]:
     """Opponents (player names or checkpoint paths) from "expert,naive" or a list; 1 to 5 of
     them, each a player the registry knows (a checkpoint's file is checked when loaded)."""
-    names = [n.strip() for n in spec.split(",")] if isinstance(spec, str) else list(spec)
+    listed = split_names(spec)
+    names = list(listed) if isinstance(listed, (list, tuple)) else []
     if not names or any(not isinstance(n, str) or not n for n in names):
         raise ValueError(f"give 1 to {MAX_OPPONENTS} opponents as names separated by commas, "
                          f"got {checks.shown(spec)}")

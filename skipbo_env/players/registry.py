@@ -44,7 +44,7 @@ SHIPPED = ("standard_2p", "short_2p", "rllib_standard_2p")
 
 __all__ = ["SCRIPTED", "SEARCH", "SELF_PLAY", "SHIPPED", "PlayerKind", "PlayerSpec",
            "checkpoint_file", "make_agent", "parse_player", "parse_players",
-           "shipped_checkpoint"]
+           "shipped_checkpoint", "split_names"]
 
 
 class PlayerKind(str, Enum):
@@ -151,16 +151,23 @@ def parse_player(name: object, where: str | None = None, *, what: str = "player"
                      f"of {', '.join(choices)}{also}")
 
 
+def split_names(names: object) -> object:
+    """Player names written as one string, separated by commas ("expert, naive"), as a list;
+    anything else as it is (the caller checks it)."""
+    if isinstance(names, str):
+        return [name.strip() for name in names.split(",")]
+    return names
+
+
 def parse_players(names: str | Sequence[object], where: str | None = None,
                   **options) -> list[PlayerSpec]:
     """Player names from a list or a comma-separated string ("expert,naive"), each parsed as
     `parse_player` parses it (with the same `options`)."""
-    if isinstance(names, str):
-        names = [name.strip() for name in names.split(",")]
-    elif not isinstance(names, Sequence):
+    listed = split_names(names)
+    if not isinstance(listed, Sequence):
         raise ValueError(f"{where + ': ' if where else ''}give player names as a list or "
                          f"separated by commas, got {checks.shown(names)}")
-    return [parse_player(name, where, **options) for name in names]
+    return [parse_player(name, where, **options) for name in listed]
 
 
 def make_agent(player: str | PlayerSpec, seed: int = 0, rules: Rules | None = None,

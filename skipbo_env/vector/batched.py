@@ -8,6 +8,7 @@ import numpy as np
 
 from .. import checks
 from ..engine import Game
+from ..players.registry import split_names
 from ..rules import Rules
 from . import kernels as K
 from .bundles import Buffers, State, Static
@@ -26,14 +27,13 @@ def batched_kind(name: object) -> int:
 def agent_kinds(players: str | list[str], num_players: int) -> np.ndarray:
     """The kernels' numbers of batched scripted players, one per seat (a list of names, or
     the names separated by commas)."""
-    if isinstance(players, str):
-        players = [name.strip() for name in players.split(",")]
-    if not isinstance(players, (list, tuple)):
+    names = split_names(players)
+    if not isinstance(names, (list, tuple)):
         raise ValueError(f"players must be a list of names, got {checks.shown(players)}")
-    if len(players) != num_players:
+    if len(names) != num_players:
         raise ValueError(f"give one player for each of the {num_players} seats, got "
-                         f"{len(players)}")
-    return np.array([batched_kind(p) for p in players], dtype=np.int64)
+                         f"{len(names)}")
+    return np.array([batched_kind(p) for p in names], dtype=np.int64)
 
 
 MAX_ENGINE_BYTES = 8 * 2**30  # a VectorEngine's arrays, at most (raise it on a bigger machine)

@@ -17,7 +17,7 @@ from .. import checks
 from ..observation import PILE_DEPTH
 from ..players.checkpoints import checkpoints_in, legal_logits
 from ..players.policy import load_policy_agent
-from ..players.registry import PlayerKind, parse_player
+from ..players.registry import PlayerKind, parse_player, split_names
 from ..rules import Rules
 from . import seating as KS
 from .batched import VectorEngine, check_engine_size
@@ -29,8 +29,7 @@ def _mix(opponents) -> tuple[np.ndarray, dict[str, float]]:
     ({path: weight}) from a name, a list of names (equal weights; or the names separated by
     commas) or a {name: weight} mapping; a name is a batched scripted player or a checkpoint
     (`players.registry.parse_player`)."""
-    if isinstance(opponents, str):
-        opponents = [name.strip() for name in opponents.split(",")]
+    opponents = split_names(opponents)
     if isinstance(opponents, dict):
         items = list(opponents.items())
     else:

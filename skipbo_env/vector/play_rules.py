@@ -129,7 +129,7 @@ def deal(st, tb, g):
     n, b = prm.n, prm.b
     lens[g, :] = 0
     dk = prm.draw
-    m = 0
+    m = np.int64(0)  # int64 throughout: shuffle compiles for one type of count
     for card in range(deck.shape[0]):
         for _ in range(deck[card]):
             piles[g, dk, m] = card

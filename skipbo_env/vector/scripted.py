@@ -408,12 +408,14 @@ def _chain_to(st, tb, masks, g, p, owner):
     for pile in range(b):
         if pending >= 0 and pile != pending:
             continue
-        cost, first = _fill(st, tb, g, p, lens[g, prm.build + pile], target, hand_wilds, -1)
+        cost, first = _fill(st, tb, g, p, lens[g, prm.build + pile], target, hand_wilds,
+                           np.int64(-1))
         if cost >= 0 and (best_cost < 0 or cost < best_cost):
             best_cost, best_first, best_pile = cost, first, pile
     if best_pile < 0:
         return -1
-    return _first_play(st, tb, masks, g, p, best_first, best_pile)
+    # int64 arguments, never literals: the callee compiles for one type of each.
+    return _first_play(st, tb, masks, g, p, np.int64(best_first), np.int64(best_pile))
 
 
 @jit(inline="always")
@@ -457,7 +459,7 @@ def _first_play(st, tb, masks, g, p, first, pile):
         a = first * b + pile
         return a if masks[g, a] else -1
     rank = -1 - first
-    card = -1
+    card = np.int64(-1)
     if prm.stacked:
         for s in range(prm.hs):
             k = hk + s
@@ -534,11 +536,11 @@ def _expert_coin_step(st, tb, masks, g, p):
     if best_key < 0:
         return -1
     if best_first != _GAP:
-        return _first_play(st, tb, masks, g, p, best_first, best_pile)
+        return _first_play(st, tb, masks, g, p, np.int64(best_first), np.int64(best_pile))
     if best_kind == 0:
         a = prm.cbase + best_pile
     else:
-        a = prm.pbase + _seller(st, tb, g, p, best_gap) * b + best_pile
+        a = prm.pbase + _seller(st, tb, g, p, np.int64(best_gap)) * b + best_pile
     return a if masks[g, a] else -1
 
 
@@ -640,7 +642,7 @@ def _expert_hand_out(st, tb, masks, g, p):
     if not ok:
         return -1
     if first_src < 0:
-        return _hand_play(st, tb, masks, g, p, -1 - first_src, first_pile)
+        return _hand_play(st, tb, masks, g, p, np.int64(-1 - first_src), np.int64(first_pile))
     a = first_src * b + first_pile
     return a if masks[g, a] else -1
 
@@ -728,7 +730,7 @@ def _set_slots(st, seen, g, hk):
         c = piles[g, hk, j]
         if not _first_in_hand(piles, g, hk, j):
             continue
-        seen[g, c] = _set_probe(piles, seen, g, hk, j, c, mask, 0)
+        seen[g, c] = _set_probe(piles, seen, g, hk, j, c, np.int64(mask), np.int64(0))
         fill += 1
         if fill * 5 >= mask * 3:
             size = 8
@@ -739,7 +741,7 @@ def _set_slots(st, seen, g, hk):
                     ci = piles[g, hk, i]
                     if seen[g, ci] == s and _first_in_hand(piles, g, hk, i):
                         seen[g, ci] = 1024 + _set_probe(piles, seen, g, hk, j + 1, ci,
-                                                        size - 1, 1024)
+                                                        np.int64(size - 1), np.int64(1024))
                         break
             for i in range(j + 1):
                 if _first_in_hand(piles, g, hk, i):

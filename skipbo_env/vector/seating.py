@@ -115,7 +115,7 @@ def _settle(st, tb, buf, seating, seat_option, g):
         encode_inline(st, tb, buf, g, cur, buf.obs)
     else:
         buf.nlegal[g] = legal_mask(st, tb, buf.masks, g)
-        encode(st, tb, buf, g, cur, buf.obs)
+        encode(st, tb, buf, g, np.int64(cur), buf.obs)
 
 
 @jit
