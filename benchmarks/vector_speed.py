@@ -16,14 +16,18 @@ machine's speed drifts by up to a factor of two within a minute).
   for every game after every step: `VectorEngine.step_random()` (the actions drawn inside the
   kernel) and `random_actions()` + `step(actions)` (the actions passed in from Python and
   checked), beside `skipbo_env.env()` (the wrapped PettingZoo AEC env, `last()` before every
-  `step`, random legal actions);
+  `step`, random legal actions); `step_random()` again beside one busy process (a Python
+  loop in a second process, as a second job or a torch update would be), measured right after
+  the quiet figure in every round;
 - whole games per second of `naive` against `naive` (two players, stock 20) in the engine;
-- learner steps per second of `SkipBoVectorEnv` against batched `naive` and `greedy`.
+- learner steps per second of `SkipBoVectorEnv` against batched `naive` and `greedy`, quiet
+  and beside one busy process.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import random
@@ -32,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -61,6 +66,18 @@ def startup(cache_dir: str | None) -> tuple[float, float]:
     out = subprocess.run([sys.executable, "-c", STARTUP], env=env, check=True,
                          capture_output=True, text=True).stdout
     return time.perf_counter() - start, float(out.split()[-1])
+
+
+@contextlib.contextmanager
+def busy_process() -> Iterator[None]:
+    """One other process that keeps a core busy (a Python loop) while the block runs."""
+    loop = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.2)  # running before the measurement starts
+        yield
+    finally:
+        loop.kill()
+        loop.wait()
 
 
 def engine_rate(engine, seconds: float, external: bool) -> float:
@@ -150,21 +167,24 @@ def print_variants(args: argparse.Namespace, cases: list[tuple[str, int]]) -> No
         engine.reset(seed=0)
         for _ in range(500):  # into mid-game, where the piles have grown
             engine.step_random()
-        inside, outside, aec, ratio = [], [], [], []
+        inside, busy, outside, aec, ratio = [], [], [], [], []
         for r in range(args.rounds):
             inside.append(engine_rate(engine, args.seconds, external=False))
+            with busy_process():
+                busy.append(engine_rate(engine, args.seconds, external=False))
             outside.append(engine_rate(engine, args.seconds, external=True))
             aec.append(aec_rate(variant, players, args.seconds, seed=r))
             ratio.append(inside[-1] / aec[-1])
         rows.append((f"{variant} {players}p", statistics.median(inside),
-                     statistics.median(outside), statistics.median(aec),
-                     statistics.median(ratio)))
+                     statistics.median(busy), statistics.median(outside),
+                     statistics.median(aec), statistics.median(ratio)))
     print()
-    print("| variant | engine step_random (steps/s) | engine random_actions + step (steps/s) "
-          "| AEC env (steps/s) | engine / AEC |")
-    print("|---|---|---|---|---|")
-    for name, inside, outside, aec, ratio in rows:
-        print(f"| {name} | {inside:,.0f} | {outside:,.0f} | {aec:,.0f} | {ratio:.0f}x |")
+    print("| variant | engine step_random (steps/s) | beside one busy process | engine "
+          "random_actions + step (steps/s) | AEC env (steps/s) | engine / AEC |")
+    print("|---|---|---|---|---|---|")
+    for name, inside, busy, outside, aec, ratio in rows:
+        print(f"| {name} | {inside:,.0f} | {busy:,.0f} ({busy / inside:.0%}) | {outside:,.0f} "
+              f"| {aec:,.0f} | {ratio:.0f}x |")
 
 
 def print_players(args: argparse.Namespace) -> None:
@@ -186,15 +206,22 @@ def print_players(args: argparse.Namespace) -> None:
     env = SkipBoVectorEnv("standard", 2, num_envs=args.games, opponents="naive,greedy",
                           copy=False)
     env.reset(seed=0)
-    rates = []
-    for _ in range(args.rounds):
+    def env_rate() -> float:
         calls, start = 0, time.perf_counter()
         while time.perf_counter() - start < args.seconds:
             env.step(env.engine.random_actions())
             calls += 1
-        rates.append(calls * env.num_envs / (time.perf_counter() - start))
-    print(f"SkipBoVectorEnv, standard 2p, learner at random vs naive/greedy: "
-          f"{statistics.median(rates):,.0f} learner steps/s (opponents' moves included)")
+        return calls * env.num_envs / (time.perf_counter() - start)
+
+    rates, busy = [], []
+    for _ in range(args.rounds):
+        rates.append(env_rate())
+        with busy_process():
+            busy.append(env_rate())
+    quiet, loaded = statistics.median(rates), statistics.median(busy)
+    print(f"SkipBoVectorEnv, standard 2p, learner at random vs naive/greedy: {quiet:,.0f} "
+          f"learner steps/s (opponents' moves included); beside one busy process {loaded:,.0f} "
+          f"({loaded / quiet:.0%})")
 
 
 def main() -> None:
@@ -203,8 +230,13 @@ def main() -> None:
 
     from skipbo_env import __version__
 
+    try:
+        from skipbo_env.vector import threads  # noqa: F401
+        how = "the engine's own threads"
+    except ImportError:  # an earlier version: numba's parallel loops
+        how = "numba's parallel loops"
     print(f"python {platform.python_version()}, numba {numba.__version__} "
-          f"({numba.config.NUMBA_NUM_THREADS} threads on {os.cpu_count()} cores), "
+          f"({numba.config.NUMBA_NUM_THREADS} threads on {os.cpu_count()} cores, {how}), "
           f"skipbo_env {__version__}; {args.games} games, medians of {args.rounds} rounds of "
           f"{args.seconds:g} s")
     print_startup(args.skip_cold)

@@ -57,14 +57,20 @@ def test_an_edit_to_the_generator_file_recompiles_the_seating_kernels_that_inlin
     assert len(list(cache.glob(_cache.PREFIX + "*"))) == 2  # one directory per version
 
 
-def test_the_cache_key_changes_with_any_source_file_and_respects_numba_cache_dir(tmp_path,
-                                                                                 monkeypatch):
-    for name in ("generator.py", "seating.py", "notes.txt"):
-        (tmp_path / name).write_text("x = 1\n")
+def test_the_cache_key_changes_with_any_kernel_module_and_respects_numba_cache_dir(tmp_path,
+                                                                                  monkeypatch):
+    (tmp_path / "generator.py").write_text("@jit\ndef f(): pass\n")
+    (tmp_path / "seating.py").write_text("@entry\ndef g(work): pass\n")
+    (tmp_path / "env.py").write_text("x = 1\n")  # no kernel: the Python around them
+    (tmp_path / "notes.txt").write_text("@jit\n")
     key = _cache.source_key(str(tmp_path))
     (tmp_path / "notes.txt").write_text("not a source\n")
+    (tmp_path / "env.py").write_text("x = 2\n")
     assert _cache.source_key(str(tmp_path)) == key
-    (tmp_path / "seating.py").write_text("x = 2\n")
+    (tmp_path / "seating.py").write_text("@entry\ndef g(work): return 1\n")
+    assert _cache.source_key(str(tmp_path)) != key
+    key = _cache.source_key(str(tmp_path))
+    (tmp_path / "env.py").write_text("@jit\ndef h(): pass\n")  # a kernel moves in
     assert _cache.source_key(str(tmp_path)) != key
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "user"))
     assert _cache.cache_dir("abc") == str(tmp_path / "user" / (_cache.PREFIX + "abc"))

@@ -150,13 +150,18 @@ class VectorEngine:
         """Length of one observation (the AEC env's)."""
         return self.tables.obs_size
 
-    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Deal every game; returns (observations, action masks, seats to act)."""
+    def seed(self, seed: int | None = None) -> None:
+        """Seed every game's deal generator and the players' generator as `reset` does,
+        dealing nothing (the vector env deals with its own kernel)."""
         if seed is not None:
             checks.integer(seed, "seed", minimum=0, what="None or a non-negative integer")
         seeder = np.random.default_rng(seed)
         self.rng[:] = seed_states(seeder.integers(2**63, size=self.num_games))
         self.agent_rng[:] = seeder.integers(2**63, size=self.num_games).astype(np.uint64)
+
+    def reset(self, seed: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Deal every game; returns (observations, action masks, seats to act)."""
+        self.seed(seed)
         K.reset_all(self.state, self.static, self.buffers)
         self._ready = True
         return self.obs, self.masks, self.seats

@@ -17,8 +17,8 @@ Every kernel takes a few named bundles (numba named tuples) rather than loose ar
   tables;
 - `Buffers`, what a step writes: observations, masks, rewards and the observation's caches.
 
-The parallel entry points unpack `Static` before their `prange` loop and build it again inside
-it with `static` (numba's parallel loops take arrays and plain tuples, not its `Params`).
+The entry points (`entry`) run on the engine's own threads (`threads`), each taking the next
+chunk of games with `next_chunk`.
 """
 
 from __future__ import annotations
@@ -27,25 +27,58 @@ from collections import namedtuple
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
 from ._cache import cached_jit
+from .threads import Launcher
 
 
 def jit(fn=None, **options):
     """numba's njit as every kernel here uses it: machine code cached on disk under a key of
     the batched engine's sources (`_cache`: an edit to any of them recompiles every kernel);
-    numpy's error model (no zero-division checks: no divisor here is zero); and, but for the
-    parallel entry points, no reference counting (numba's `_nrt=False`): the helpers only
-    index arrays they are given, never allocate, and the atomic counts on every call cost a
-    fifth of a step (24% more steps a second without them, median of 12 alternating
-    rounds)."""
+    numpy's error model (no zero-division checks: no divisor here is zero); and no reference
+    counting (numba's `_nrt=False`): the kernels only index arrays they are given, never
+    allocate, and the atomic counts on every call cost a fifth of a step (24% more steps a
+    second without them, median of 12 alternating rounds)."""
     options.setdefault("error_model", "numpy")
-    if not options.get("parallel"):
-        options["_nrt"] = False
+    options["_nrt"] = False
+    top = options.pop("top", False)
     if fn is None:
-        return lambda f: cached_jit(njit, f, options)
-    return cached_jit(njit, fn, options)
+        return lambda f: cached_jit(njit, f, options, top)
+    return cached_jit(njit, fn, options, top)
+
+
+def entry(fn=None, *, over: str = "st"):
+    """An entry point of the engine: a kernel ``fn(work, ...)`` over the games of its argument
+    `over` that releases the GIL and takes its rows chunk by chunk (`next_chunk`), as
+    Python calls it without `work` (`threads.Launcher`: the threads share the chunks)."""
+    if fn is None:
+        return lambda f: entry(f, over=over)
+    return Launcher(jit(fn, nogil=True, top=True), over)
+
+
+@intrinsic
+def _fetch_add(typingctx, counter, value):
+    """counter[0] += value, atomically; returns what counter[0] held before."""
+    sig = types.int64(counter, types.int64)
+
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        slot = cgutils.get_item_pointer(context, builder, signature.args[0], array,
+                                        [context.get_constant(types.intp, 0)])
+        return builder.atomic_rmw("add", slot, args[1], "seq_cst")
+
+    return sig, codegen
+
+
+@jit(inline="always")
+def next_chunk(work):
+    """The next chunk of games, [lo, hi), of an entry point for the thread that asks (lo >= hi:
+    none is left); work is (next chunk, games a chunk, games), the first counted atomically."""
+    lo = _fetch_add(work, np.int64(1)) * work[1]  # type: ignore[call-arg]  # typing ctx
+    return lo, min(lo + work[1], work[2])
 
 
 def _slots(kind: str, names: tuple[str, ...]):
@@ -123,9 +156,3 @@ class Buffers(NamedTuple):
     actions: np.ndarray  # [games] int64: actions chosen inside the kernels
     seen: np.ndarray  # [games, card ids] int64: scratch counts for the observation
     cache: np.ndarray  # [games, public piles, pile width] float32: each public pile encoded
-
-
-@jit(inline="always")
-def static(flat, owners, team_id, teams, act, deck, scale):
-    """The `Static` bundle from its parts (inside a parallel loop)."""
-    return Static(Params(*flat), owners, team_id, teams, act, deck, scale)

@@ -270,8 +270,9 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
             self._switch_engine()
         e = self.engine
         self.refresh_pool()
-        e.reset(seed)  # seeds the games' and the players' generators
+        e.seed(seed)  # the games' and the players' generators, as e.reset(seed) seeds them
         KS.env_reset(e.state, e.static, e.buffers, self.seating, self.seat_option)
+        e._ready = True
         self._play_policies()
         self._pending[:] = False
         self._ready = True

@@ -1,20 +1,13 @@
-"""The batched engine's entry points: the parallel kernels that deal, observe and step every
-game at once (`VectorEngine` calls them), over the rules of play (`play_rules`) and the
-observation (`observe`).
-
-Two limits of numba's parallel loops (0.68) shape these: a loop takes only arrays and plain
-tuples from outside it, not the `Static` bundle nor its `Params`, so each parallel kernel
-unpacks `tb` before its loop (the parameters as a plain tuple, ``tb.prm[:]``) and builds it
-again inside, by `bundles.static`; and a store into a bundle's array written in the loop body
-itself is lost, so every loop body only calls kernels (never inlined ones) that do the stores.
-"""
+"""The batched engine's entry points: the kernels that deal, observe and step every game at
+once (`VectorEngine` calls them), over the rules of play (`play_rules`) and the observation
+(`observe`). Each is a `bundles.entry`: it takes its games chunk by chunk (`next_chunk`) on
+every thread the engine runs it on (`threads`)."""
 
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
-from .bundles import TRUNCATED, S, jit, static
+from .bundles import TRUNCATED, S, entry, jit, next_chunk
 from .observe import encode, encode_inline
 from .play_rules import (
     deal,
@@ -27,7 +20,7 @@ from .play_rules import (
 )
 
 
-@jit
+@jit(top=True)
 def observe(st, tb, buf, g):
     """Game g's seat to act, its legal actions (mask and count) and its observation."""
     buf.seats[g] = st.scal[g, S.cur]
@@ -35,27 +28,28 @@ def observe(st, tb, buf, g):
     encode(st, tb, buf, g, buf.seats[g], buf.obs)
 
 
-@jit(parallel=True)
-def reset_all(st, tb, buf):
+@entry
+def reset_all(work, st, tb, buf):
     """Deal every game from its generator and observe the player to act."""
-    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
-    for row in prange(st.piles.shape[0]):
-        g = np.int64(row)  # one type of row index for every kernel: one compilation
-        t = static(flat, owners, team_id, teams, act, deck, scale)
-        deal(st, t, g)
-        observe(st, t, buf, g)
+    lo, hi = next_chunk(work)
+    while lo < hi:
+        for g in range(lo, hi):
+            deal(st, tb, g)
+            observe(st, tb, buf, g)
+        lo, hi = next_chunk(work)
 
 
-@jit(parallel=True)
-def observe_all(st, tb, buf):
+@entry
+def observe_all(work, st, tb, buf):
     """Observe the player to act in every game."""
-    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
-    for row in prange(st.piles.shape[0]):
-        g = np.int64(row)  # one type of row index for every kernel: one compilation
-        observe(st, static(flat, owners, team_id, teams, act, deck, scale), buf, g)
+    lo, hi = next_chunk(work)
+    while lo < hi:
+        for g in range(lo, hi):
+            observe(st, tb, buf, g)
+        lo, hi = next_chunk(work)
 
 
-@jit
+@jit(top=True)
 def first_illegal(st, buf, actions):
     """The first game not over whose action its mask does not allow (-1 when all are
     legal)."""
@@ -94,14 +88,14 @@ def advance(st, tb, buf, g, a, autoreset):
     encode_inline(st, tb, buf, g, buf.seats[g], buf.obs)
 
 
-@jit(parallel=True)
-def step_all(st, tb, buf, actions, autoreset):
+@entry
+def step_all(work, st, tb, buf, actions, autoreset):
     """Apply one action in every game (`advance`)."""
-    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
-    for row in prange(st.piles.shape[0]):
-        g = np.int64(row)  # one type of row index for every kernel: one compilation
-        advance(st, static(flat, owners, team_id, teams, act, deck, scale), buf, g, actions[g],
-                autoreset)
+    lo, hi = next_chunk(work)
+    while lo < hi:
+        for g in range(lo, hi):
+            advance(st, tb, buf, g, actions[g], autoreset)
+        lo, hi = next_chunk(work)
 
 
 @jit
@@ -111,22 +105,23 @@ def _random_action(st, buf, g):
     return buf.actions[g]
 
 
-@jit(parallel=True)
-def step_random(st, tb, buf, autoreset):
+@entry
+def step_random(work, st, tb, buf, autoreset):
     """Apply a uniformly random legal action in every game (written to buf.actions, -1 in a
     game that is over), then as `step_all`."""
-    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
-    for row in prange(st.piles.shape[0]):
-        g = np.int64(row)  # one type of row index for every kernel: one compilation
-        a = _random_action(st, buf, g)
-        advance(st, static(flat, owners, team_id, teams, act, deck, scale), buf, g, a,
-                autoreset)
+    lo, hi = next_chunk(work)
+    while lo < hi:
+        for g in range(lo, hi):
+            advance(st, tb, buf, g, _random_action(st, buf, g), autoreset)
+        lo, hi = next_chunk(work)
 
 
-@jit(parallel=True)
-def random_actions(st, buf):
+@entry
+def random_actions(work, st, buf):
     """A uniformly random legal action for every game into buf.actions (-1 where the game is
     over)."""
-    for row in prange(st.piles.shape[0]):
-        g = np.int64(row)  # one type of row index for every kernel: one compilation
-        _random_action(st, buf, g)
+    lo, hi = next_chunk(work)
+    while lo < hi:
+        for g in range(lo, hi):
+            _random_action(st, buf, g)
+        lo, hi = next_chunk(work)

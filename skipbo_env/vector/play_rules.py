@@ -85,7 +85,9 @@ def draw_card(st, tb, g):
     return piles[g, dk, lens[g, dk]]
 
 
-@jit(inline="always")
+# Called, not inlined (as end_turn): a turn's start and an emptied hand draw, not every move,
+# and inlined into each of step_game's branches they cost a first start 5 s of compiling.
+@jit
 def draw(st, tb, g, p, count):
     """Up to `count` cards from the draw pile into seat p's refill hand.
     Mirror: engine.Game._draw"""
@@ -191,7 +193,7 @@ def stall_winner(st, tb, g):
     return winner
 
 
-@jit(inline="always")
+@jit
 def end_turn(st, tb, g):
     """The turn ends: a round with no card played and nothing to draw ends the game (drawn,
     or won by the fewest stock cards: stall_outcome), the turn limit truncates it, else the

@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from . import seating as KS
-from ._cache import CACHE_DIR
+from ._cache import CACHE_DIR, _CompileNotice
 from .batched import VectorEngine
 from .env import SkipBoVectorEnv
 from .rollout import redeal, rollout
@@ -48,6 +48,7 @@ def precompile() -> float:
 
 def main() -> int:
     where = CACHE_DIR or "no cache (none is writable)"
+    _CompileNotice.shown = True  # this line says it
     print(f"compiling the batched engine's kernels into {where} ...", file=sys.stderr,
           flush=True)
     seconds = precompile()

@@ -27,10 +27,9 @@ every action, and each action is scored by its mean over the deals.
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
 from .batched import VectorEngine
-from .bundles import K_PLAY, SRC_STOCK, WON, A, S, State, jit, static
+from .bundles import K_PLAY, SRC_STOCK, WON, A, S, State, entry, jit, next_chunk
 from .play_rules import is_over, legal_mask_inline, step_game, team_stock
 from .scripted import EXPERT, agent_action
 
@@ -71,16 +70,16 @@ def _rollout_row(st, tb, buf, actions, seats, win_bonus, out, g):
     out[g] = _lead(st, tb, g, tb.team_id[seat], win_bonus)
 
 
-@jit(parallel=True)
-def rollout(st, tb, buf, actions, seats, win_bonus, out):
+@entry
+def rollout(work, st, tb, buf, actions, seats, win_bonus, out):
     """In every game g with actions[g] >= 0: play actions[g], then `expert` in every seat
     until seats[g]'s next turn has ended or the game is over; out[g] is seats[g]'s team's
     stock lead then (`_lead`), -inf where actions[g] < 0. Changes the games."""
-    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
-    for row in prange(st.piles.shape[0]):
-        g = np.int64(row)  # one type of row index for every kernel: one compilation
-        _rollout_row(st, static(flat, owners, team_id, teams, act, deck, scale), buf, actions,
-                     seats, win_bonus, out, g)
+    lo, hi = next_chunk(work)
+    while lo < hi:
+        for g in range(lo, hi):
+            _rollout_row(st, tb, buf, actions, seats, win_bonus, out, g)
+        lo, hi = next_chunk(work)
 
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -169,8 +168,8 @@ def _redeal_row(st, tb, seen, g, seat, key):
     rng[g, 5] = np.uint64(0)
 
 
-@jit(parallel=True)
-def redeal(st, tb, buf, seats, keys):
+@entry
+def redeal(work, st, tb, buf, seats, keys):
     """In every game g with seats[g] >= 0: deal the cards seats[g] cannot see afresh, a
     shuffle by keys[g] of those cards in card order (so the result depends only on what the
     seat sees and the key), and give the game a new generator from the key for its later
@@ -178,12 +177,12 @@ def redeal(st, tb, buf, seats, keys):
     (as `rollout_labels` passes it): the hand of a seat other than the one to act would be
     dealt afresh too, and in Masters a coin play's follow-up needs the cards of the seat to
     act, which `Game.from_view` deals again for."""
-    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
-    for row in prange(st.piles.shape[0]):
-        g = np.int64(row)
-        if seats[g] >= 0:
-            _redeal_row(st, static(flat, owners, team_id, teams, act, deck, scale), buf.seen,
-                        g, seats[g], keys[g])
+    lo, hi = next_chunk(work)
+    while lo < hi:
+        for g in range(lo, hi):
+            if seats[g] >= 0:
+                _redeal_row(st, tb, buf.seen, g, seats[g], keys[g])
+        lo, hi = next_chunk(work)
 
 
 def scratch_engine(engine: VectorEngine) -> VectorEngine:

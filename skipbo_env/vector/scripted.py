@@ -8,7 +8,6 @@ piles. The kernels take the bundles of `bundles` (`State`, `Static`, `Buffers`).
 from __future__ import annotations
 
 import numpy as np
-from numba import prange
 
 from .bundles import (
     FOLLOWUP,
@@ -20,8 +19,9 @@ from .bundles import (
     WON,
     A,
     S,
+    entry,
     jit,
-    static,
+    next_chunk,
 )
 from .play_rules import deal, is_over, legal_mask_inline, pick_random, step_game
 
@@ -862,9 +862,8 @@ def agent_action(kind, st, tb, masks, nlegal, seen, g):
     return pick_random(st.arng, masks, nlegal, g)
 
 
-# The parallel kernels' loop bodies only call row kernels (kernels.py says why). In the loops
-# that play scripted moves, the mask and the players' choice are inlined: a call passes the
-# bundles' arrays by value, and two calls fewer per move are 30% more games a second.
+# In the loops that play scripted moves, the mask and the players' choice are inlined: a call
+# passes the bundles' arrays by value, and two calls fewer per move are 30% more games a second.
 @jit
 def _choose(kinds, st, tb, buf, g):
     """Game g's action by its scripted player into buf.actions (-1 if it is over)."""
@@ -875,14 +874,15 @@ def _choose(kinds, st, tb, buf, g):
                                       buf.nlegal, buf.seen, g)
 
 
-@jit(parallel=True)
-def choose_all(kinds, st, tb, buf):
+@entry
+def choose_all(work, kinds, st, tb, buf):
     """Every game's action by the scripted player kinds[g, seat to act], into buf.actions
     (-1 where the game is over)."""
-    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
-    for row in prange(st.piles.shape[0]):
-        g = np.int64(row)  # one type of row index for every kernel: one compilation
-        _choose(kinds, st, static(flat, owners, team_id, teams, act, deck, scale), buf, g)
+    lo, hi = next_chunk(work)
+    while lo < hi:
+        for g in range(lo, hi):
+            _choose(kinds, st, tb, buf, g)
+        lo, hi = next_chunk(work)
 
 
 @jit
@@ -902,13 +902,13 @@ def _play_row(kinds, st, tb, buf, games, wins, actions, g):
             deal(st, tb, g)
 
 
-@jit(parallel=True)
-def play_games(kinds, st, tb, buf, games, wins, actions):
+@entry
+def play_games(work, kinds, st, tb, buf, games, wins, actions):
     """Play `games` whole games in every row, seat by seat with kinds[g, seat], dealing each
     next game from the row's generator; counts wins per seat (draws and truncated games count
     for no one) and actions taken."""
-    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
-    for row in prange(st.piles.shape[0]):
-        g = np.int64(row)  # one type of row index for every kernel: one compilation
-        _play_row(kinds, st, static(flat, owners, team_id, teams, act, deck, scale), buf, games,
-                  wins, actions, g)
+    lo, hi = next_chunk(work)
+    while lo < hi:
+        for g in range(lo, hi):
+            _play_row(kinds, st, tb, buf, games, wins, actions, g)
+        lo, hi = next_chunk(work)

@@ -7,11 +7,10 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import prange
 
-from .bundles import TRUNCATED, WON, S, jit, static
+from .bundles import TRUNCATED, WON, S, entry, jit, next_chunk
 from .generator import agent_random
-from .observe import encode, encode_inline
+from .observe import encode
 from .play_rules import (
     deal,
     is_over,
@@ -65,7 +64,7 @@ def _new_seating(st, tb, seating, seat_option, g):
         kinds[g, p] = kind
 
 
-@jit
+@jit(inline="always")
 def _opponents(st, tb, buf, seating, g):
     """Scripted seats play until the learner or a policy seat is to act or the game is over."""
     scal = st.scal
@@ -103,22 +102,19 @@ def _settle(st, tb, buf, seating, seat_option, g):
             seating.status[g] = REPLACED
         deal(st, tb, g)
         _new_seating(st, tb, seating, seat_option, g)
-    cur = scal[g, S.cur]
+    cur = np.int64(scal[g, S.cur])
     buf.seats[g] = cur
     if cur == seating.learner[g]:
         if seating.status[g] == PLAYED:
             _others_played(st, tb, seating, g)
         seating.status[g] = LEARNER
-        # Every learner step observes: the mask and the observation inlined, as in
-        # kernels.advance.
-        buf.nlegal[g] = legal_mask_inline(st, tb, buf.masks, g)
-        encode_inline(st, tb, buf, g, cur, buf.obs)
-    else:
-        buf.nlegal[g] = legal_mask(st, tb, buf.masks, g)
-        encode(st, tb, buf, g, np.int64(cur), buf.obs)
+    # Called, not inlined: once a learner step, beside the scripted moves (whose masks are
+    # inlined), and inlining them here cost a first start 16 s of compiling.
+    buf.nlegal[g] = legal_mask(st, tb, buf.masks, g)
+    encode(st, tb, buf, g, cur, buf.obs)
 
 
-@jit
+@jit(inline="always")
 def _reset_row(st, tb, buf, seating, seat_option, g):
     """Row g of `env_reset`."""
     deal(st, tb, g)
@@ -128,17 +124,6 @@ def _reset_row(st, tb, buf, seating, seat_option, g):
     buf.terminated[g] = False
     buf.truncated[g] = False
     _settle(st, tb, buf, seating, seat_option, g)
-
-
-@jit(parallel=True)
-def env_reset(st, tb, buf, seating, seat_option):
-    """Deal every game, seat the learner and its opponents and play up to the learner's turn
-    (or a policy seat's: status) and observe it."""
-    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
-    for row in prange(st.piles.shape[0]):
-        g = np.int64(row)  # one type of row index for every kernel: one compilation
-        _reset_row(st, static(flat, owners, team_id, teams, act, deck, scale), buf, seating,
-                   seat_option, g)
 
 
 @jit
@@ -152,7 +137,7 @@ def _others_played(st, tb, seating, g):
         seating.rewards[g] += c * (seating.others_before[g] - others_stock(st, tb, g, t))
 
 
-@jit
+@jit(inline="always")
 def _step_row(st, tb, buf, seating, seat_option, stock_reward, a, g):
     """Row g of `env_step`; a negative action leaves the row as it is (autoreset mode
     NEXT_STEP: the step after a game's end only shows the game dealt in its place)."""
@@ -172,31 +157,54 @@ def _step_row(st, tb, buf, seating, seat_option, stock_reward, a, g):
     _settle(st, tb, buf, seating, seat_option, g)
 
 
-@jit(parallel=True)
-def env_step(st, tb, buf, seating, seat_option, stock_reward, actions):
-    """The learner's action in every game, then the scripted seats' until the learner's next
-    turn or a policy seat's; a finished game is scored for the learner, observed into
-    final_obs and replaced. A game whose action is negative is left as it is."""
-    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
-    for row in prange(st.piles.shape[0]):
-        g = np.int64(row)  # one type of row index for every kernel: one compilation
-        _step_row(st, static(flat, owners, team_id, teams, act, deck, scale), buf, seating,
-                  seat_option, stock_reward, actions[g], g)
-
-
-@jit
+@jit(inline="always")
 def _policy_row(st, tb, buf, seating, seat_option, a, g):
     """Row g of `policy_step`."""
     step_game(st, tb, g, a)
     _settle(st, tb, buf, seating, seat_option, g)
 
 
-@jit(parallel=True)
-def policy_step(st, tb, buf, seating, seat_option, rows, actions):
+# What `env_rows` does in each of its rows.
+DEAL, LEARNER_MOVE, POLICY_MOVE = range(3)
+
+
+@entry(over="rows")
+def env_rows(work, mode, st, tb, buf, seating, seat_option, stock_reward, rows, actions):
+    """The vector env's one entry point (one kernel to compile for all it does), in games
+    `rows`: DEAL deals them (`_reset_row`); LEARNER_MOVE plays actions[i] for the learner in
+    game rows[i] (`_step_row`); POLICY_MOVE plays actions[i] for the policy seat to act there
+    (`_policy_row`). Each then plays the scripted seats on (`_settle`)."""
+    lo, hi = next_chunk(work)
+    while lo < hi:
+        for i in range(lo, hi):
+            g = np.int64(rows[i])
+            if mode == DEAL:
+                _reset_row(st, tb, buf, seating, seat_option, g)
+            elif mode == LEARNER_MOVE:
+                _step_row(st, tb, buf, seating, seat_option, stock_reward, actions[i], g)
+            else:
+                _policy_row(st, tb, buf, seating, seat_option, actions[i], g)
+        lo, hi = next_chunk(work)
+
+
+def env_reset(st, tb, buf, seating, seat_option) -> None:
+    """Deal every game, seat the learner and its opponents and play up to the learner's turn
+    (or a policy seat's: status) and observe it."""
+    every = np.arange(st.piles.shape[0], dtype=np.int64)
+    env_rows(DEAL, st, tb, buf, seating, seat_option, 0.0, every, every)
+
+
+def env_step(st, tb, buf, seating, seat_option, stock_reward, actions) -> None:
+    """The learner's action in every game, then the scripted seats' until the learner's next
+    turn or a policy seat's; a finished game is scored for the learner, observed into
+    final_obs and replaced. A game whose action is negative is left as it is."""
+    every = np.arange(st.piles.shape[0], dtype=np.int64)
+    env_rows(LEARNER_MOVE, st, tb, buf, seating, seat_option, float(stock_reward), every,
+             actions)
+
+
+def policy_step(st, tb, buf, seating, seat_option, rows, actions) -> None:
     """The policy seats' actions in games `rows` (actions[i] in game rows[i]), then as
     `env_step` after the learner's: on to the learner's turn or the next policy seat's."""
-    flat, (_, owners, team_id, teams, act, deck, scale) = tb.prm[:], tb
-    for i in prange(rows.shape[0]):
-        g = np.int64(rows[i])
-        _policy_row(st, static(flat, owners, team_id, teams, act, deck, scale), buf, seating,
-                    seat_option, actions[i], g)
+    env_rows(POLICY_MOVE, st, tb, buf, seating, seat_option, 0.0,
+             np.asarray(rows, dtype=np.int64), np.asarray(actions, dtype=np.int64))
