@@ -10,6 +10,7 @@ import threading
 
 import numba
 import numpy as np
+
 from skipbo_env.vector import VectorEngine, threads
 from skipbo_env.vector.env import SkipBoVectorEnv
 

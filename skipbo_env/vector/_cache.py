@@ -114,9 +114,9 @@ def cached_jit(njit: Callable, fn: Callable, options: dict, top: bool = True):
 
 # LLVM's optimisation level of the kernels that are not `top`. A kernel that calls another
 # links in the callee's code and optimises it again with its own, so the entry points' level
-# (numba's, 3) decides the machine code that runs, and a helper's own pass only prepares it:
-# at 1 a first start took 59 s where it took 73 s at 3 (0 left so much to the entry point that
-# it took longer), at the same steps a second (docs/vector.md).
+# (numba's, 3) decides the machine code that runs, and a helper's own pass only prepares it.
+# The vector env's first start, measured on one version of the kernels: 90 s with helpers at
+# 3, 74 s at 1, 128 s at 0 (left so much to the entry point that it took longer).
 HELPER_OPT = 1
 NOTICE_SECONDS = 45
 

@@ -85,9 +85,7 @@ def draw_card(st, tb, g):
     return piles[g, dk, lens[g, dk]]
 
 
-# Called, not inlined (as end_turn): a turn's start and an emptied hand draw, not every move,
-# and inlined into each of step_game's branches they cost a first start 5 s of compiling.
-@jit
+@jit(inline="always")
 def draw(st, tb, g, p, count):
     """Up to `count` cards from the draw pile into seat p's refill hand.
     Mirror: engine.Game._draw"""
@@ -193,7 +191,7 @@ def stall_winner(st, tb, g):
     return winner
 
 
-@jit
+@jit(inline="always")
 def end_turn(st, tb, g):
     """The turn ends: a round with no card played and nothing to draw ends the game (drawn,
     or won by the fewest stock cards: stall_outcome), the turn limit truncates it, else the
@@ -226,6 +224,7 @@ def end_turn(st, tb, g):
 @jit(inline="always")
 def place(st, tb, g, card, i, stock_owner):
     """Put card on building pile i; stock_owner is the seat whose stock it came from, or -1.
+    Returns whether the player to act must now refill an emptied hand (the caller draws).
     Mirror: engine.Game._place, engine.Game._hand_out_coins"""
     piles, lens, scal, prm = st.piles, st.lens, st.scal, tb.prm
     n, top = prm.n, prm.top
@@ -253,15 +252,14 @@ def place(st, tb, g, card, i, stock_owner):
     if stock_owner >= 0 and team_stocks_empty(st, tb, g, stock_owner):
         scal[g, S.win] = stock_owner
         scal[g, S.phase] = WON
-        return
+        return False
     toll = card // (top + 1)
     if toll:
         scal[g, S.phase] = TOLL
         scal[g, S.ppile] = i
         scal[g, S.ptoll] = toll
-        return
-    if not prm.stacked and lens[g, prm.hands + p] == 0:
-        draw(st, tb, g, p, prm.hs)
+        return False
+    return not prm.stacked and lens[g, prm.hands + p] == 0
 
 
 @jit(inline="always")
@@ -281,14 +279,18 @@ def remove_from_hand(st, tb, g, p, card):
 
 @jit
 def step_game(st, tb, g, a):
-    """Apply action a (trusted legal) to game g.
+    """Apply action a (trusted legal) to game g. A turn's end and a hand's refill are each
+    written once, after the branches (inlined, each copy costs a first start seconds of
+    compiling).
     Mirror: engine.Game.step, engine.Game._play, engine.Game._coin_step"""
     piles, lens, scal, prm, owners, act = st.piles, st.lens, st.scal, tb.prm, tb.owners, tb.act
     n, d = prm.n, prm.d
     p = scal[g, S.cur]
     kind = act[a, A.kind]
-    if kind == K_PLAY:
+    ends, refill = False, False
+    if kind == K_PLAY or kind == K_BUY:  # a card onto a building pile
         src, pile = act[a, A.src], act[a, A.pile]
+        stock_owner = -1
         if src == SRC_HAND:
             if prm.stacked:
                 k = prm.hands + p * prm.hs + act[a, A.index]
@@ -298,18 +300,23 @@ def step_game(st, tb, g, a):
             else:
                 card = act[a, A.index]
                 remove_from_hand(st, tb, g, p, card)
-            place(st, tb, g, card, pile, -1)
         else:
-            owner = owners[p, act[a, A.owner]]
+            if kind == K_PLAY:
+                owner = owners[p, act[a, A.owner]]
+            else:  # bought from the seller's stock or discard pile for a coin
+                owner = (p + act[a, A.owner]) % n
+                scal[g, S.coins + p] -= 1
+                scal[g, S.coins + owner] += 1
             if src == SRC_STOCK:
                 k = prm.stocks + owner
+                stock_owner = owner
             else:
                 k = prm.discs + owner * d + act[a, A.index]
             lens[g, k] -= 1
             card = piles[g, k, lens[g, k]]
             if src == SRC_DISCARD:
                 public_changed(st, tb, g, k, card, -1)
-            place(st, tb, g, card, pile, owner if src == SRC_STOCK else -1)
+        refill = place(st, tb, g, card, pile, stock_owner)
     elif kind == K_DISCARD:
         card = act[a, A.card]
         remove_from_hand(st, tb, g, p, card)
@@ -317,9 +324,9 @@ def step_game(st, tb, g, a):
         piles[g, k, lens[g, k]] = card
         lens[g, k] += 1
         public_changed(st, tb, g, k, card, 1)
-        end_turn(st, tb, g)
+        ends = True
     elif kind == K_END or kind == K_DECLINE:
-        end_turn(st, tb, g)
+        ends = True
     elif kind == K_COIN:
         i = act[a, A.pile]
         k = prm.build + i
@@ -331,20 +338,6 @@ def step_game(st, tb, g, a):
         scal[g, S.played] = 1
         scal[g, S.phase] = FOLLOWUP
         scal[g, S.ppile] = i
-    elif kind == K_BUY:
-        seller = (p + act[a, A.owner]) % n
-        src = act[a, A.src]
-        if src == SRC_STOCK:
-            k = prm.stocks + seller
-        else:
-            k = prm.discs + seller * d + act[a, A.index]
-        scal[g, S.coins + p] -= 1
-        scal[g, S.coins + seller] += 1
-        lens[g, k] -= 1
-        card = piles[g, k, lens[g, k]]
-        if src == SRC_DISCARD:
-            public_changed(st, tb, g, k, card, -1)
-        place(st, tb, g, card, act[a, A.pile], seller if src == SRC_STOCK else -1)
     else:  # pay the toll
         toll = scal[g, S.ptoll]
         scal[g, S.coins + p] -= toll
@@ -352,8 +345,11 @@ def step_game(st, tb, g, a):
         scal[g, S.phase] = PLAY
         scal[g, S.ppile] = -1
         scal[g, S.ptoll] = 0
-        if lens[g, prm.hands + p] == 0:
-            draw(st, tb, g, p, prm.hs)
+        refill = lens[g, prm.hands + p] == 0
+    if ends:
+        end_turn(st, tb, g)
+    elif refill:
+        draw(st, tb, g, p, prm.hs)
 
 
 @jit(inline="always")
