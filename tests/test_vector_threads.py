@@ -8,8 +8,8 @@ import subprocess
 import sys
 import threading
 
-import numba
 import numpy as np
+import pytest
 
 from skipbo_env.vector import VectorEngine, threads
 from skipbo_env.vector.env import SkipBoVectorEnv
@@ -31,11 +31,12 @@ def _two_threads(monkeypatch) -> None:
     monkeypatch.setattr(threads, "thread_count", lambda: 2)
 
 
-def test_a_kernel_runs_on_numbas_number_of_threads_sharing_the_chunks(monkeypatch):
-    _two_threads(monkeypatch)
+def _python_kernel():
+    """A kernel in Python with the chunk loop of bundles.next_chunk (a lock for the atomic
+    count), recording which thread took each chunk."""
     lock, seen = threading.Lock(), []
 
-    def kernel(work, rows_done):  # the chunk loop of bundles.next_chunk, in Python
+    def kernel(work, rows_done):
         while True:
             with lock:
                 chunk = work[0]
@@ -45,19 +46,52 @@ def test_a_kernel_runs_on_numbas_number_of_threads_sharing_the_chunks(monkeypatc
                 return
             rows_done[lo:hi] += 1
             seen.append(threading.get_ident())
-            threading.Event().wait(0.001)  # long enough for the other thread to take some
+            threading.Event().wait(0.005)  # long enough for the other thread to take some
 
+    return kernel, seen
+
+
+def test_a_kernel_runs_on_numbas_number_of_threads_sharing_the_chunks(monkeypatch):
+    _two_threads(monkeypatch)
+    kernel, seen = _python_kernel()
     rows = np.zeros(4096, dtype=np.int64)
     threads.run(kernel, rows.size, (rows,))
     assert (rows == 1).all()  # every game once
     assert len(seen) == 2 * threads.CHUNKS_PER_THREAD
+    assert threading.get_ident() in seen
     assert len(set(seen)) == 2  # the caller and one helper
 
 
-def test_a_kernel_over_few_games_runs_on_the_calling_thread_alone():
-    assert threads.plan(threads.MIN_PARALLEL_ROWS - 1, threads=2) == (
-        1, threads.MIN_PARALLEL_ROWS - 1)
+def test_a_kernel_over_few_games_runs_on_the_calling_thread_alone(monkeypatch):
+    _two_threads(monkeypatch)
+    kernel, seen = _python_kernel()
+    rows = np.zeros(threads.MIN_PARALLEL_ROWS - 1, dtype=np.int64)
+    threads.run(kernel, rows.size, (rows,))
+    assert (rows == 1).all()
+    assert seen == [threading.get_ident()]  # one chunk, on this thread
     assert threads.plan(4096, threads=2) == (2, 4096 // (2 * threads.CHUNKS_PER_THREAD))
+
+
+def test_an_error_is_raised_only_once_every_thread_is_done_with_the_arrays(monkeypatch):
+    _two_threads(monkeypatch)
+    done = []
+
+    def kernel(work, _):
+        if threading.get_ident() == threading.main_thread().ident:
+            raise ValueError("the caller's share failed")
+        threading.Event().wait(0.05)
+        done.append("helper")
+
+    with pytest.raises(ValueError, match="caller's share"):
+        threads.run(kernel, 4096, (None,))
+    assert done == ["helper"]  # not still writing when the error reaches the caller
+
+    def failing_helper(work, _):
+        if threading.get_ident() != threading.main_thread().ident:
+            raise ValueError("helper failed")
+
+    with pytest.raises(ValueError, match="helper failed"):
+        threads.run(failing_helper, 4096, (None,))
 
 
 def test_the_engine_on_two_threads_plays_what_it_plays_on_one(monkeypatch):
@@ -82,16 +116,12 @@ def test_the_engine_on_two_threads_plays_what_it_plays_on_one(monkeypatch):
 
 
 def test_numba_num_threads_and_set_num_threads_choose_the_engines_threads():
-    out = _python("from skipbo_env.vector import threads; print(threads.plan(4096))",
-                  NUMBA_NUM_THREADS="1")
-    assert out.stdout.split("\n")[0] == "(1, 4096)"
-    before = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        assert threads.thread_count() == 1
-        assert threads.plan(4096)[0] == 1
-    finally:
-        numba.set_num_threads(before)
+    code = ("import numba\nfrom skipbo_env.vector import threads\nprint(threads.plan(4096))\n"
+            "numba.set_num_threads(1)\nprint(threads.plan(4096))")
+    out = _python(code, NUMBA_NUM_THREADS="2").stdout.split("\n")
+    assert out[:2] == ["(2, 256)", "(1, 4096)"]
+    out = _python(code.split("\nnumba.set")[0], NUMBA_NUM_THREADS="1").stdout.split("\n")
+    assert out[0] == "(1, 4096)"
 
 
 CHOICE = """
@@ -108,7 +138,7 @@ try:
 except ValueError:
     layer = "none started"
 print(before == after, numba.config.THREADING_LAYER, layer, threads.thread_count(),
-      threads._pool is not None)
+      1 in threads._pools)
 """
 
 

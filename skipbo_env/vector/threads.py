@@ -27,6 +27,7 @@ import inspect
 import os
 import threading
 from collections.abc import Callable
+from concurrent import futures
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
@@ -36,9 +37,8 @@ from numba.np.ufunc import parallel as _numba_parallel
 CHUNKS_PER_THREAD = 8
 MIN_PARALLEL_ROWS = 256
 
-_pool: ThreadPoolExecutor | None = None
-_pool_size = 0
-_pool_lock = threading.Lock()
+_pools: dict[int, ThreadPoolExecutor] = {}  # by number of helpers (never shut down)
+_pools_lock = threading.Lock()
 
 
 def thread_count() -> int:
@@ -58,24 +58,22 @@ def plan(rows: int, threads: int | None = None) -> tuple[int, int]:
 
 
 def _helpers(count: int) -> ThreadPoolExecutor:
-    global _pool, _pool_size
-    with _pool_lock:
-        if _pool is None or _pool_size != count:
-            if _pool is not None:
-                _pool.shutdown(wait=False)
-            _pool = ThreadPoolExecutor(count, thread_name_prefix="skipbo-vector")
-            _pool_size = count
-        return _pool
+    """The pool of `count` helper threads (one per count: callers on threads with other
+    numba thread counts never shut down each other's)."""
+    with _pools_lock:
+        if count not in _pools:
+            _pools[count] = ThreadPoolExecutor(count, thread_name_prefix="skipbo-vector")
+        return _pools[count]
 
 
-def _forget_pool() -> None:
-    """In a forked child the pool's threads are gone: start a new pool when one is needed."""
-    global _pool, _pool_size, _pool_lock
-    _pool, _pool_size, _pool_lock = None, 0, threading.Lock()
+def _forget_pools() -> None:
+    """In a forked child the pools' threads are gone: start new pools when they are needed."""
+    global _pools, _pools_lock
+    _pools, _pools_lock = {}, threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_pool)
+    os.register_at_fork(after_in_child=_forget_pools)
 
 
 def run(kernel: Callable, rows: int, args: tuple) -> None:
@@ -85,12 +83,18 @@ def run(kernel: Callable, rows: int, args: tuple) -> None:
     if threads == 1:
         kernel(work, *args)
         return
-    helpers = [_helpers(threads - 1).submit(kernel, work, *args) for _ in range(threads - 1)]
+    helpers = []
     try:
-        kernel(work, *args)
+        pool = _helpers(threads - 1)
+        helpers.extend(pool.submit(kernel, work, *args) for _ in range(threads - 1))
+    except RuntimeError:  # no new threads (the interpreter is shutting down): fewer helpers
+        pass
+    try:
+        kernel(work, *args)  # takes whatever chunks the helpers do not
     finally:
-        for helper in helpers:
-            helper.result()
+        futures.wait(helpers)  # every helper done with the arrays before anything returns
+    for helper in helpers:
+        helper.result()  # a helper's error, raised here
 
 
 class Launcher:
@@ -114,4 +118,6 @@ class Launcher:
         run(self.kernel, rows, args)
 
     def __getattr__(self, name: str):
+        if name == "kernel":  # not set yet (a copy being made): no recursion
+            raise AttributeError(name)
         return getattr(self.kernel, name)
