@@ -83,7 +83,7 @@ def run(kernel: Callable, rows: int, args: tuple) -> None:
     if threads == 1:
         kernel(work, *args)
         return
-    helpers = []
+    helpers: list[futures.Future] = []
     try:
         pool = _helpers(threads - 1)
         helpers.extend(pool.submit(kernel, work, *args) for _ in range(threads - 1))
