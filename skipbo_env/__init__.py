@@ -14,12 +14,25 @@ from .engine import Game
 from .envs.aec import env, raw_env
 from .match import Match
 from .observation import OBS_VERSION, ObservationEncoder
+from .players import value as _value
 from .rules import VARIANTS, WILD, Rules, allowed_players
 from .spec import GameSpec
 from .state import GameState, Phase
 from .text import card_name
 from .version import __version__
 from .view import SeatView
+
+
+def _kernel_lister(rules: Rules):
+    """The batched engine's segment lister for value players (numba loads at first use)."""
+    from .vector.segments import kernel_lister
+
+    return kernel_lister(rules)
+
+
+# The composition root (docs/architecture.md): value players (players/value.py) list their
+# turn segments with the batched engine's kernel, a layer above them, wired in here.
+_value.use_lister(_kernel_lister)
 
 if "SkipBo-v0" not in gymnasium.registry:
     gymnasium.register(id="SkipBo-v0", entry_point="skipbo_env.envs.gym:SkipBoEnv",

@@ -13,6 +13,7 @@ import copy
 import numpy as np
 
 from skipbo_env import Game, ObservationEncoder, Rules
+from skipbo_env.players.registry import make_agent
 
 _ENGINES: dict = {}
 STEPS_CHECKED = [0]  # actions checked against the batched engine in this test session
@@ -151,3 +152,22 @@ def play(game: Game, description: str) -> None:
 def described(game: Game) -> list[str]:
     """Descriptions of the legal actions."""
     return [game.describe(a) for a in game.legal_actions()]
+
+
+def expert_positions(rules: Rules, games: int = 2, every: int = 3, seed: int = 0):
+    """Games between `expert`s (short stocks: they end soon), every `every`-th decision."""
+    for k in range(games):
+        game = Game(rules, seed=seed + k)
+        agents = [make_agent("expert", seed=s, rules=rules) for s in range(rules.num_players)]
+        i = 0
+        while not game.is_over:
+            if i % every == 0:
+                yield game
+            game.step(agents[game.current_player].act(game.view()))
+            i += 1
+
+
+def small_stocks(variant: str, players: int) -> Rules:
+    """The preset with stocks of at most 8 cards."""
+    return Rules.preset(variant, players, stock_size=min(8, Rules.preset(variant,
+                                                                         players).stock_size))

@@ -38,3 +38,10 @@ def test_the_examples_refuse_bad_numbers():
                            ("cleanrl_masked_ppo.py", "--total-timesteps")]:
         result = _run(script, option, "0")
         assert result.returncode == 2 and "must be positive" in result.stderr
+
+
+def test_the_segment_search_example_plays_whole_games_on_the_segment_api():
+    result = _run("segment_search.py", "--games", "2")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1].endswith("of 2 games against expert")
+    assert _run("segment_search.py", "--games", "0").returncode == 2

@@ -34,7 +34,7 @@ LAYERS = [
     ["picture"],
     ["state_io"],
     ["engine"],
-    ["observation", "match"],
+    ["observation", "match", "segments"],
     ["players"],
     ["vector"],
     ["envs"],

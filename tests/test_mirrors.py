@@ -13,11 +13,14 @@ import pytest
 import skipbo_env.engine as engine
 import skipbo_env.observation as observation
 import skipbo_env.players.scripted as scripted
+import skipbo_env.segments as segments
 import skipbo_env.vector.observe as observe
 import skipbo_env.vector.play_rules as play_rules
 import skipbo_env.vector.scripted as batched_scripted
+import skipbo_env.vector.segments as batched_segments
 
 MODULES = {"engine": engine, "observation": observation, "players.scripted": scripted,
+           "segments": segments, "vector.segments": batched_segments,
            "vector.play_rules": play_rules, "vector.observe": observe,
            "vector.scripted": batched_scripted}
 MIRROR = re.compile(r"Mirror: ([^\n]+)")

@@ -18,7 +18,8 @@ from dataclasses import asdict, dataclass, field
 
 from .. import checks
 from ..players.checkpoints import checkpoint_spec, fits_games_of
-from ..players.registry import PlayerSpec, parse_players
+from ..players.registry import PlayerKind, PlayerSpec, parse_players
+from ..players.value import load_value_agent
 from ..rules import Rules
 from .stats import by_seat, ratings, wilson
 from .tournament import against, run_games
@@ -96,6 +97,9 @@ def check_fits(player: PlayerSpec, rules: Rules) -> None:
     `rules`' shape: said before any game is played."""
     path = player.path
     if path is None:
+        return
+    if player.kind is PlayerKind.VALUE:
+        load_value_agent(path, rules)  # refuses a network that does not read these rules
         return
     _, own, depth, _, _ = checkpoint_spec(path)
     if not fits_games_of(own, depth, rules):

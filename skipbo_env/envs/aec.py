@@ -28,6 +28,7 @@ from .. import checks
 from ..engine import Game
 from ..observation import PILE_DEPTH, ObservationEncoder
 from ..rules import Rules
+from ..segments import Segment, turn_segments
 from ..spec import GameSpec
 from .render import RENDER_MODES, render_env
 
@@ -117,6 +118,13 @@ class raw_env(AECEnv, EzPickle):
         if self._game is None:
             raise RuntimeError("call reset() before using the env's game")
         return self._game
+
+    def turn_segments(self) -> list[Segment]:
+        """The turn segments of the agent to act (`skipbo_env.segments`, docs/segments.md):
+        every distinct position it can reach with its own moves before the next chance event,
+        each with one action sequence and that agent's view of the position (nothing of the
+        hidden cards). Observe them with ``SegmentEncoder(env.game.rules).encode(...)``."""
+        return turn_segments(self.game)
 
     def observation_space(self, agent: str) -> spaces.Space:
         return self._observation_space

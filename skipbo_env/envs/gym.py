@@ -38,6 +38,7 @@ from ..players.base import Agent
 from ..players.checkpoints import checkpoints_in
 from ..players.registry import make_agent, parse_player
 from ..rules import Rules
+from ..segments import Segment, turn_segments
 from ..spec import GameSpec
 from ..state import Phase
 from ..view import SeatView
@@ -188,6 +189,12 @@ class SkipBoEnv(gym.Env):
         if self._game is None:
             raise RuntimeError("call reset() before using the env's game")
         return self._game
+
+    def turn_segments(self) -> list[Segment]:
+        """The learner's turn segments at the position it is to act in (`skipbo_env.segments`,
+        docs/segments.md): each action sequence may be stepped one action at a time (the
+        opponents move only once the sequence ends the learner's turn)."""
+        return turn_segments(self.game)
 
     # -- gymnasium API ----------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):

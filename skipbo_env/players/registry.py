@@ -9,6 +9,8 @@ A player name is one of
 - a shipped checkpoint's name (`SHIPPED`: ``standard_2p``, ``short_2p``,
   ``rllib_standard_2p``): the policy shipped inside the package (``skipbo_env/checkpoints/``,
   found by `shipped_checkpoint` in a checkout and an installed package alike);
+- a value player's checkpoint: a shipped one's name (`SHIPPED_VALUE`: ``value_standard_2p``,
+  ``value_short_2p``) or a path ending in ``.npz``, played by `skipbo_env.players.value`;
 - ``lookahead:PATH`` (`SEARCH`): the search player around the policy at checkpoint PATH
   (`lookahead.PolicyLookaheadAgent`), allowed wherever that checkpoint is;
 - ``self_play`` (`SELF_PLAY`), where the caller allows it: frozen copies of the learner in
@@ -33,6 +35,7 @@ from .base import Agent
 from .lookahead import LookaheadAgent, PolicyLookaheadAgent
 from .policy import load_policy_agent
 from .scripted import ExpertAgent, GreedyAgent, NaiveAgent, RandomAgent, TollOnlyExpertAgent
+from .value import load_value_agent
 
 SCRIPTED: dict[str, type[Agent]] = {cls.name: cls for cls in (
     RandomAgent, NaiveAgent, GreedyAgent, ExpertAgent, TollOnlyExpertAgent, LookaheadAgent)}
@@ -41,9 +44,12 @@ SELF_PLAY = "self_play"
 SEARCH = "lookahead:"  # the prefix of a search player around a checkpoint
 SHIPPED = ("standard_2p", "short_2p", "rllib_standard_2p")
 """The checkpoints shipped in the package, by name (``skipbo evaluate standard_2p``)."""
+SHIPPED_VALUE = ("value_standard_2p", "value_short_2p")
+"""The value players shipped in the package, by name (``skipbo play value_standard_2p``)."""
+VALUE_SUFFIX = ".npz"
 
-__all__ = ["SCRIPTED", "SEARCH", "SELF_PLAY", "SHIPPED", "PlayerKind", "PlayerSpec",
-           "checkpoint_file", "make_agent", "parse_player", "parse_players",
+__all__ = ["SCRIPTED", "SEARCH", "SELF_PLAY", "SHIPPED", "SHIPPED_VALUE", "PlayerKind",
+           "PlayerSpec", "checkpoint_file", "make_agent", "parse_player", "parse_players",
            "shipped_checkpoint", "split_names"]
 
 
@@ -54,6 +60,7 @@ class PlayerKind(str, Enum):
     CHECKPOINT = "checkpoint"  # a trained policy, from its checkpoint file
     SEARCH = "search"  # lookahead:PATH, the search around a checkpoint's policy
     SELF_PLAY = "self_play"  # frozen copies of the learner (training only)
+    VALUE = "value"  # a value player, from its checkpoint file (.npz)
 
     def __str__(self) -> str:
         return self.value
@@ -83,8 +90,13 @@ class PlayerSpec:
 
 
 def shipped_checkpoint(name: object) -> str | None:
-    """The file of the shipped checkpoint called `name` (one of `SHIPPED`), else None."""
-    if not (isinstance(name, str) and name in SHIPPED):
+    """The file of the shipped checkpoint called `name` (one of `SHIPPED` or
+    `SHIPPED_VALUE`), else None."""
+    if not isinstance(name, str):
+        return None
+    if name in SHIPPED_VALUE:
+        return str(files("skipbo_env") / "checkpoints" / f"{name}{VALUE_SUFFIX}")
+    if name not in SHIPPED:
         return None
     return str(files("skipbo_env") / "checkpoints" / f"{name}.zip")
 
@@ -101,7 +113,7 @@ def _checkpoint_file(name: str) -> str | None:
     shipped = shipped_checkpoint(name)
     if shipped is not None:
         return shipped
-    return name if name.endswith(".zip") or os.path.sep in name else None
+    return name if name.endswith((".zip", VALUE_SUFFIX)) or os.path.sep in name else None
 
 
 def _classify(name: str) -> PlayerSpec | None:
@@ -112,9 +124,14 @@ def _classify(name: str) -> PlayerSpec | None:
         return PlayerSpec(name, PlayerKind.SELF_PLAY)
     if name.startswith(SEARCH):
         path = _checkpoint_file(name[len(SEARCH):])
-        return None if path is None else PlayerSpec(name, PlayerKind.SEARCH, path)
+        if path is None or path.endswith(VALUE_SUFFIX):
+            return None
+        return PlayerSpec(name, PlayerKind.SEARCH, path)
     path = _checkpoint_file(name)
-    return None if path is None else PlayerSpec(name, PlayerKind.CHECKPOINT, path)
+    if path is None:
+        return None
+    kind = PlayerKind.VALUE if path.endswith(VALUE_SUFFIX) else PlayerKind.CHECKPOINT
+    return PlayerSpec(name, kind, path)
 
 
 def parse_player(name: object, where: str | None = None, *, what: str = "player",
@@ -143,8 +160,8 @@ def parse_player(name: object, where: str | None = None, *, what: str = "player"
     choices = [*SCRIPTED] + ([SELF_PLAY] if self_play else [])
     also = ""
     if checkpoints is True:
-        also = (f", a shipped checkpoint ({', '.join(SHIPPED)}) or a checkpoint path (.zip; "
-                f"{SEARCH}PATH searches around it)")
+        also = (f", a shipped checkpoint ({', '.join(SHIPPED + SHIPPED_VALUE)}) or a checkpoint "
+                f"path (.zip, a policy: {SEARCH}PATH searches around it; .npz, a value player)")
     elif checkpoints:
         choices += [str(c) for c in checkpoints] + [SEARCH + str(c) for c in checkpoints]
     raise ValueError(f"{where + ': ' if where else ''}unknown {what} {checks.shown(name)}; one "
@@ -178,6 +195,9 @@ def make_agent(player: str | PlayerSpec, seed: int = 0, rules: Rules | None = No
     search player's rollouts per decision (the others ignore it)."""
     seed = checks.integer(seed, "seed", minimum=0)
     spec = parse_player(player, what="agent", exists=False)
+    if spec.kind is PlayerKind.VALUE:
+        assert spec.path is not None
+        return load_value_agent(spec.path, rules=rules, seed=seed)
     if spec.path is not None:
         policy = load_policy_agent(spec.path, rules=rules, seed=seed)
         if spec.kind is PlayerKind.CHECKPOINT:

@@ -22,6 +22,7 @@ from ..rules import Rules
 from . import seating as KS
 from .batched import VectorEngine, check_engine_size
 from .scripted import BATCHED_PLAYERS
+from .segments import Listing, SegmentLister
 
 
 def _mix(opponents) -> tuple[np.ndarray, dict[str, float]]:
@@ -213,6 +214,7 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         self._set_weights()
         self.learner, self.kinds = self.seating.learner, self.seating.kinds
         self._pending = np.zeros(self.num_envs, dtype=bool)  # NEXT_STEP: shown ended, not yet new
+        self._lister: SegmentLister | None = None
         self._all = np.ones(self.num_envs, dtype=bool)
         self._ready = False
 
@@ -399,6 +401,16 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
 
     def _out(self, obs: np.ndarray) -> np.ndarray:
         return obs.copy() if self.copy else obs
+
+    def turn_segments(self) -> Listing:
+        """The learner's turn segments in every game (`skipbo_env.vector.segments`,
+        docs/segments.md): game i's are rows ``offsets[i]:offsets[i + 1]`` of the listing,
+        each with its action sequence (step its actions one per `step`) and the observation of
+        the position it reaches from the learner's seat. A game shown ended and not yet dealt
+        again has none."""
+        if self._lister is None or self._lister.engine is not self.engine:
+            self._lister = SegmentLister(self.engine)
+        return self._lister.list(~self._pending)
 
     def game(self, i: int):
         """Game i as a reference `Game` (a copy), for inspection and tests."""

@@ -43,6 +43,7 @@ def precompile() -> float:
            np.ones(engine.num_games, dtype=np.uint64))
     rollout(engine.state, engine.static, engine.buffers, seats, seats, 10.0,
             np.zeros(engine.num_games))
+    env.turn_segments()  # the segment lister's kernel
     return time.perf_counter() - start
 
 

@@ -1,0 +1,247 @@
+"""The value player: it lists every turn segment it can play (`segments.turn_segments`: every
+distinct position it can reach before the next chance event), values each resulting position
+with a learned network, and plays the moves of the best one.
+
+The network is a small multilayer perceptron over the observation of the resulting position
+from the acting seat's view (docs/observation.md; a stock top not yet seen shows as no card).
+It runs in numpy: playing needs no torch. A checkpoint is an ``.npz`` of weight arrays, read
+with ``allow_pickle=False`` (nothing in it can run code), beside its JSON model card.
+
+The player sees only its seat's view: it lists segments in a game dealt from that view
+(`Game.from_view`); what a segment shows does not depend on that deal (tests/test_segments.py),
+so neither does the choice. It plans a segment once and plays its moves in turn while the
+position is the one the plan expects.
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from .. import checks
+from ..engine import Game
+from ..observation import ObservationEncoder
+from ..rules import Rules
+from ..segments import SegmentEncoder, position_key, segment_ending, turn_segments, unseen_outcome
+from ..view import SeatView
+from .base import Agent
+from .checkpoints import card_or_refuse, check_obs_version
+from .scripted import ExpertAgent
+
+MAX_LAYERS = 8
+MAX_WEIGHTS = 2**24  # numbers in one network, at most (a shipped one holds about 2**18)
+
+ACTIVATION = "relu"
+
+
+class ValueNet:
+    """An MLP in numpy: ``tanh(W_k relu(... relu(W_1 x + b_1)) + b_k)``, a value in [-1, 1]
+    (+1: the acting seat wins). `layers` are (weight [out, in], bias [out]) pairs."""
+
+    def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]]):
+        if not layers:
+            raise ValueError("a value network needs at least one layer")
+        self.layers = [(np.ascontiguousarray(w, dtype=np.float32).T.copy(),
+                        np.asarray(b, dtype=np.float32)) for w, b in layers]
+        for (w, b), (w2, _) in zip(self.layers, self.layers[1:], strict=False):
+            if w.shape[1] != b.shape[0] or w2.shape[0] != w.shape[1]:
+                raise ValueError("the value network's layers do not fit together")
+        if not np.all([w.shape[1] == b.shape[0] for w, b in self.layers]):
+            raise ValueError("each layer's bias must fit its weights")
+        if self.layers[-1][0].shape[1] != 1:
+            raise ValueError("the value network's last layer must have one output")
+        self.inputs = self.layers[0][0].shape[0]
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        """Values of the rows of x (float32 [rows, inputs]) as float32 [rows]."""
+        h = x
+        for w, b in self.layers[:-1]:
+            h = h @ w
+            h += b
+            np.maximum(h, 0.0, out=h)
+        w, b = self.layers[-1]
+        return np.tanh(h @ w + b)[:, 0]
+
+
+Lister = Callable[[Game], tuple[Sequence[tuple[int, ...]], np.ndarray]]
+"""Lists a game's turn segments: their action sequences (indexable) and the observations of the
+positions they reach (the reference `segments.turn_segments`, or the batched engine's
+kernel)."""
+
+
+def reference_lister(rules: Rules) -> Lister:
+    """A lister of games of `rules` over the reference engine (`segments.turn_segments`)."""
+    encoder = SegmentEncoder(rules)
+
+    def listed(game: Game) -> tuple[list[tuple[int, ...]], np.ndarray]:
+        segments = turn_segments(game)
+        return [s.actions for s in segments], encoder.encode(segments)
+
+    return listed
+
+
+_listers: list[Callable[[Rules], Lister]] = [reference_lister]
+
+
+def use_lister(factory: Callable[[Rules], Lister]) -> None:
+    """Make `factory` (rules -> lister) the one value players list their segments with: the
+    package's facade sets the batched engine's kernel (docs/architecture.md), which lists the
+    same segments as the reference, with the same observations, in a fraction of the time."""
+    _listers[0] = factory
+
+
+def lister_for(rules: Rules) -> Lister:
+    """A lister of games of `rules` from the factory in use (`use_lister`)."""
+    return _listers[0](rules)
+
+
+class ValueAgent(Agent):
+    """Plays the segment whose resulting position `net` values highest (module docstring)."""
+
+    name = "value"
+
+    def __init__(self, net: ValueNet, rules: Rules | None = None, seed: int = 0,
+                 path: str = "", margin: float | None = None):
+        super().__init__(seed)
+        self.net, self.path = net, path
+        # None: play the best-valued segment. A number: play `expert`'s segment unless the best
+        # one's value beats it by more than `margin` (the network overrules `expert` only where
+        # it is sure).
+        self.margin = None if margin is None else checks.number(margin, "margin", minimum=0)
+        self._expert = ExpertAgent(seed) if margin is not None else None
+        self._listers: dict[Rules, Lister] = {}
+        self._plan: list[int] = []
+        self._expect: tuple | None = None
+        self._game: Game | None = None
+        self._obs = np.zeros((0, 0), dtype=np.float32)
+        if rules is not None:
+            self.lister(rules)
+
+    def lister(self, rules: Rules) -> Lister:
+        """The segment lister for `rules`, once the network's input size is checked."""
+        lister = self._listers.get(rules)
+        if lister is None:
+            size = ObservationEncoder(rules).size
+            if size != self.net.inputs:
+                raise ValueError(f"value network {self.path} reads {self.net.inputs} inputs, "
+                                 f"but {rules.variant} with {rules.num_players} players "
+                                 f"observes {size}")
+            lister = self._listers[rules] = lister_for(rules)
+        return lister
+
+    def evaluate(self, view: SeatView) -> tuple[Sequence[tuple[int, ...]], np.ndarray]:
+        """The segments of the seat to act in `view` (listed in a game dealt from the view:
+        what they show does not depend on the deal) and the network's value of each."""
+        game = Game.from_view(view, self.rng)
+        sequences, obs = self.lister(view.rules)(game)
+        self._game, self._obs = game, obs
+        return sequences, self.net(obs)
+
+    def choose(self, view: SeatView) -> int:
+        if self._plan and self._expect == position_key(view) and \
+                self._plan[0] in view.legal_actions:
+            return self._next(view)
+        sequences, values = self.evaluate(view)
+        best = int(np.argmax(values))
+        if self.margin is not None:
+            own = self._expert_choice(self._obs, view)
+            if own is not None and values[best] <= values[own] + self.margin:
+                best = own
+        self._plan = list(sequences[best])
+        return self._next(view)
+
+    def _expert_choice(self, obs: np.ndarray, view: SeatView) -> int | None:
+        """The segment `expert` would play here: the row of `obs` (the listed segments'
+        observations) of the position it reaches, if listed."""
+        assert self._game is not None and self._expert is not None
+        game, p = self._game.clone(), view.seat
+        while True:
+            action = self._expert.act(game.view())
+            before = game.clone()
+            game.step(action)
+            ending = segment_ending(before, game, action, p)
+            if ending is not None:
+                break
+        mine = ObservationEncoder(view.rules).encode_view(unseen_outcome(before, game, p,
+                                                                           ending))
+        same = np.flatnonzero((obs == mine).all(axis=1))
+        return int(same[0]) if same.size else None
+
+    def _next(self, view: SeatView) -> int:
+        """The plan's next action; the position expected after it, if the plan goes on."""
+        action = self._plan.pop(0)
+        game = self._game
+        assert game is not None
+        if self._plan:
+            game.step(action)
+            self._expect = position_key(game.view(view.seat))
+        else:
+            self._expect, self._game = None, None
+        return action
+
+    def __repr__(self) -> str:
+        return f"ValueAgent({self.path!r})"
+
+
+def save_value_net(path: str, layers: Sequence[tuple[np.ndarray, np.ndarray]]) -> None:
+    """Write the layers as ``w0, b0, w1, b1, ...`` float32 arrays in an ``.npz`` (no pickle),
+    replacing `path` whole."""
+    arrays = {}
+    for i, (w, b) in enumerate(layers):
+        arrays[f"w{i}"] = np.asarray(w, dtype=np.float32)
+        arrays[f"b{i}"] = np.asarray(b, dtype=np.float32)
+    part = f"{path}.part.npz"
+    np.savez(part, **arrays)  # type: ignore[arg-type]  # numpy types the first name
+    os.replace(part, path)
+
+
+def read_value_net(path: str) -> ValueNet:
+    """The network in the ``.npz`` at `path`, read without unpickling anything; ValueError
+    naming what is wrong with a missing, corrupt or oversized file."""
+    if not os.path.isfile(path):
+        raise ValueError(f"value network {path} does not exist")
+    if not zipfile.is_zipfile(path):
+        raise ValueError(f"value network {path} is not an .npz file (corrupt or another format)")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            names = set(data.files)
+            count = len(names) // 2
+            want = {f"{k}{i}" for i in range(count) for k in "wb"}
+            if not 0 < count <= MAX_LAYERS or names != want:
+                raise ValueError(f"value network {path} must hold arrays w0, b0, ... for 1 to "
+                                 f"{MAX_LAYERS} layers, got {sorted(names)[:20]}")
+            total = 0
+            layers = []
+            for i in range(count):
+                w, b = data[f"w{i}"], data[f"b{i}"]
+                total += w.size + b.size
+                if w.ndim != 2 or b.ndim != 1 or w.dtype != np.float32 or \
+                        b.dtype != np.float32 or total > MAX_WEIGHTS:
+                    raise ValueError(f"value network {path}: layer {i} must be a float32 "
+                                     f"matrix and vector within {MAX_WEIGHTS:,} numbers in all")
+                if not (np.isfinite(w).all() and np.isfinite(b).all()):
+                    raise ValueError(f"value network {path}: layer {i} holds a number that is "
+                                     f"not finite")
+                layers.append((w, b))
+    except (OSError, zipfile.BadZipFile, EOFError) as e:
+        raise ValueError(f"value network {path} is not readable: {e}") from None
+    except ValueError as e:  # numpy's refusal of a pickled (object) array, among others
+        if str(e).startswith("value network"):
+            raise
+        raise ValueError(f"value network {path} is not a plain array file: {e}") from None
+    return ValueNet(layers)
+
+
+def load_value_agent(path: str, rules: Rules | None = None, seed: int = 0) -> ValueAgent:
+    """The value player of the checkpoint at `path` (an ``.npz`` beside its model card, whose
+    ``"kind"`` is ``"value"`` and whose observation version is this package's); checked
+    against `rules` when given. Nothing in either file is unpickled or run."""
+    card = card_or_refuse(path)
+    if card.get("kind") != "value":
+        raise ValueError(f"model card of {path} is not a value network's (its kind is "
+                         f"{card.get('kind')!r}, not 'value')")
+    check_obs_version(card, path)
+    return ValueAgent(read_value_net(path), rules, seed, path)

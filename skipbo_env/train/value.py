@@ -1,0 +1,385 @@
+"""Training the value player's network (docs/training.md, "The value player").
+
+A sample is one segment's resulting position (`segments`), observed from the acting seat. The
+positions come from decisions of games between `expert`s (segment starts of either seat, a few
+a game, at random); at each, `candidates` segments are labelled: `expert`'s own and others
+drawn at random, so the network also sees what a poor choice leads to. A label is `lookahead`'s
+score of the segment (players/lookahead.py, vector/rollout.py): from the position before the
+segment's last move, that move and then the batched `expert` in every seat until the end of
+the acting seat's next turn, scored by the acting team's stock lead, `win_bonus` more for a game
+won and less for one lost; the mean over `deals` fresh deals of the cards the seat cannot see,
+over `label_scale`. The network, an MLP with a tanh output, is fitted to the labels by mean
+squared error (torch); the player reads its weights in numpy (players/value.py).
+
+Labels from the outcome of the whole game played on by `expert` (+1, -1) were tried first and
+lost: a player greedy on them won 6 of 100 games against `expert` (docs/training.md); one
+rollout's outcome varies far more than the candidates of one decision differ.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from .. import checks
+from ..engine import Game
+from ..observation import OBS_VERSION
+from ..players.checkpoints import write_card
+from ..players.registry import make_agent
+from ..players.value import save_value_net
+from ..rules import Rules
+from ..segments import Segment, SegmentEncoder, segment_ending, unseen_outcome
+from ..vector import VectorEngine
+from ..vector.rollout import redeal, rollout
+from ..vector.segments import SegmentLister
+from .config import check_run_name
+from .ppo import peak_rss_mib
+
+
+@dataclass(frozen=True)
+class ValueConfig:
+    """A value-network run (configs/value_*.yaml): every key, with its default."""
+
+    name: str
+    variant: str = "standard"
+    num_players: int = 2
+    rules: dict = field(default_factory=dict)
+    seed: int = 0
+    games: int = 4000  # games between experts that the decisions are taken from
+    decisions_per_game: int = 10  # segment starts taken from each (at random)
+    candidates: int = 16  # segments labelled at each decision (expert's and random others)
+    rollout_rows: int = 4096  # games the batched engine rolls out at once
+    # The label: `lookahead`'s score after the acting seat's next turn (its team's stock lead,
+    # win_bonus more for a game won and less for one lost), the mean over `deals` fresh deals
+    # of the cards the seat cannot see, over `label_scale` (and within [-1, 1]).
+    deals: int = 4
+    win_bonus: float = 10.0
+    label_scale: float = 20.0
+    hidden: tuple[int, ...] = (256, 256)
+    epochs: int = 6
+    batch_size: int = 1024
+    learning_rate: float = 3e-4
+    weight_decay: float = 1e-5
+    value_weight: float = 0.25  # the plain squared error's weight beside the within-decision one
+    validation: float = 0.1  # share of the decisions held out to measure the fit
+
+
+def _rules(cfg: ValueConfig) -> Rules:
+    return Rules.preset(cfg.variant, cfg.num_players, **cfg.rules)
+
+
+def load_value_config(path: str) -> ValueConfig:
+    """A `ValueConfig` from YAML, every key checked (an unknown key names itself)."""
+    import yaml
+
+    with open(path) as f:
+        raw = yaml.safe_load(f)
+    if not isinstance(raw, dict):
+        raise ValueError(f"{path}: a value config is a mapping of keys, got {checks.shown(raw)}")
+    known = set(ValueConfig.__dataclass_fields__)
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ValueError(f"{path}: unknown key(s) {unknown}; the keys are {sorted(known)}")
+    if "hidden" in raw:
+        raw["hidden"] = tuple(raw["hidden"])
+    cfg = ValueConfig(**raw)
+    _check(cfg, path)
+    return cfg
+
+
+def _check(cfg: ValueConfig, where: str) -> None:
+    check_run_name(cfg.name)
+    checks.number(cfg.learning_rate, f"{where}: learning_rate", minimum=0.0)
+    checks.number(cfg.weight_decay, f"{where}: weight_decay", minimum=0.0)
+    if checks.number(cfg.validation, f"{where}: validation", minimum=0.0) > 0.5:
+        raise ValueError(f"{where}: validation must be at most 0.5, got {cfg.validation}")
+    checks.number(cfg.win_bonus, f"{where}: win_bonus", minimum=0.0)
+    checks.number(cfg.value_weight, f"{where}: value_weight", minimum=0.0)
+    checks.number(cfg.label_scale, f"{where}: label_scale", above=0.0)
+    for key, low in (("games", 1), ("decisions_per_game", 1), ("candidates", 1),
+                     ("rollout_rows", 1), ("epochs", 1), ("batch_size", 1), ("seed", 0),
+                     ("deals", 1)):
+        checks.integer(getattr(cfg, key), f"{where}: {key}", minimum=low)
+    if not cfg.hidden or not all(isinstance(h, int) and 0 < h <= 4096 for h in cfg.hidden):
+        raise ValueError(f"{where}: hidden must list layer widths in 1..4096, got {cfg.hidden}")
+    _rules(cfg)  # the variant, players and rule overrides
+
+
+# -- the samples ------------------------------------------------------------------------------
+def _expert_segment(game: Game, agent, encoder: SegmentEncoder) -> np.ndarray:
+    """The observation of the position `expert` reaches from `game` at its segment's end."""
+    g, p = game.clone(), game.current_player
+    while True:
+        action = agent.act(g.view())
+        pre = g.clone()
+        g.step(action)
+        ending = segment_ending(pre, g, action, p)
+        if ending is not None:
+            view = unseen_outcome(pre, g, p, ending)
+            return encoder.encode([Segment((), ending, view)])[0]
+
+
+def _decisions(rules: Rules, cfg: ValueConfig, rng: np.random.Generator):
+    """Positions at segment starts of games between `expert`s, `decisions_per_game` a game."""
+    for k in range(cfg.games):
+        game = Game(rules, seed=int(rng.integers(2**63)))
+        agents = [make_agent("expert", seed=int(rng.integers(2**31)), rules=rules)
+                  for _ in range(rules.num_players)]
+        starts = []
+        while not game.is_over:
+            starts.append(game.clone())
+            p = game.current_player
+            while True:
+                action = agents[p].act(game.view())
+                pre = game.clone()
+                game.step(action)
+                if segment_ending(pre, game, action, p) is not None:
+                    break
+        take = rng.choice(len(starts), size=min(cfg.decisions_per_game, len(starts)),
+                          replace=False)
+        for i in sorted(take):
+            yield k, starts[i], agents[starts[i].current_player]
+
+
+class _Rollouts:
+    """Labels segments' resulting positions by rollouts of the batched `expert`, in batches of
+    `rows` games (module docstring): each is loaded as it stood before the segment's last move
+    and rolled out from that move."""
+
+    def __init__(self, rules: Rules, cfg: ValueConfig, seed: int):
+        rows = cfg.rollout_rows
+        self.cfg = cfg
+        self.engine = VectorEngine.of(rules, num_games=rows, autoreset=False)
+        self.engine.reset(seed)
+        self.scratch = VectorEngine.of(rules, num_games=rows, autoreset=False)
+        self.scratch.reset(seed)
+        self.seed = np.uint64(seed)
+        self.pending: list[int] = []  # the sample of each loaded row
+        self.groups = np.zeros(rows, dtype=np.uint64)
+        self.last = np.zeros(rows, dtype=np.int64)
+        self.seats = np.zeros(rows, dtype=np.int64)
+        self.labels: dict[int, float] = {}
+
+    def add(self, sample: int, before: Game, last: int, group: int) -> None:
+        """Label `sample`: the segment ends with move `last` from `before`. The samples of one
+        `group` (a decision) are rolled out in the same deals (common random numbers: their
+        labels differ by the choice, not by the luck of the deal)."""
+        row = len(self.pending)
+        self.engine.set_game(row, before)
+        self.last[row], self.seats[row] = last, before.current_player
+        self.groups[row] = group
+        self.pending.append(sample)
+        if len(self.pending) == self.engine.num_games:
+            self.flush()
+
+    def flush(self) -> None:
+        rows = len(self.pending)
+        if not rows:
+            return
+        cfg, e, s = self.cfg, self.engine, self.scratch
+        base, work = _rows(e.state, rows), _rows(s.state, rows)
+        seats, last = self.seats[:rows], self.last[:rows]
+        total = np.zeros(rows)
+        out = np.empty(rows)
+        for deal in range(cfg.deals):
+            for src, dst in zip(base, work):
+                dst[:] = src
+            keys = _splitmix(self.groups[:rows] * np.uint64(1024) + np.uint64(deal)
+                             + self.seed * np.uint64(0x9E3779B97F4A7C15))
+            redeal(work, s.static, s.buffers, seats, keys)
+            rollout(work, s.static, s.buffers, last, seats, float(cfg.win_bonus), out)
+            total += out
+        labels = np.clip(total / cfg.deals / cfg.label_scale, -1.0, 1.0)
+        for row, sample in enumerate(self.pending):
+            self.labels[sample] = float(labels[row])
+        self.pending = []
+
+
+def _splitmix(z: np.ndarray) -> np.ndarray:
+    """splitmix64 of each uint64 (a key for each deal), never 0."""
+    with np.errstate(over="ignore"):
+        z = z + np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        return (z ^ (z >> np.uint64(31))) | np.uint64(1)
+
+
+def _rows(state, rows: int):
+    """The first `rows` games of a `State`."""
+    return type(state)(*(a[:rows] for a in state))
+
+
+def collect(cfg: ValueConfig, log=print) -> dict:
+    """The samples of `cfg` as arrays: ``x`` (float16 observations), ``y`` (labels),
+    ``decision`` (the decision each came from), ``expert`` (1 for expert's own choice)."""
+    rules = _rules(cfg)
+    rng = np.random.default_rng(cfg.seed)
+    lister, encoder = SegmentLister.of(rules), SegmentEncoder(rules)
+    rollouts = _Rollouts(rules, cfg, cfg.seed)
+    xs: list[np.ndarray] = []
+    decision: list[int] = []
+    expert: list[bool] = []
+    start = time.time()
+    for d, (k, game, agent) in enumerate(_decisions(rules, cfg, rng)):
+        listing = lister.list_game(game)
+        n = int(listing.offsets[1])
+        mine = _expert_segment(game, agent, encoder)
+        sequences = [listing.sequence(i) for i in range(n)]
+        same = np.flatnonzero((listing.obs[:n] == mine).all(axis=1))
+        first = int(same[0]) if same.size else None
+        others = [i for i in range(n) if i != first]
+        pick = list(rng.choice(others, size=min(cfg.candidates - 1, len(others)),
+                               replace=False)) if others else []
+        chosen = ([first] if first is not None else []) + pick
+        for i in chosen:
+            g = game.clone()
+            for action in sequences[i][:-1]:
+                g.step(action)
+            rollouts.add(len(xs), g, sequences[i][-1], d)
+            xs.append(listing.obs[i].astype(np.float16))
+            decision.append(d)
+            expert.append(i == first)
+        if (d + 1) % 2000 == 0:
+            log(f"decisions {d + 1:,}, samples {len(xs):,}, game {k + 1:,}/{cfg.games:,}, "
+                f"{time.time() - start:,.0f} s")
+    rollouts.flush()
+    y = np.array([rollouts.labels[i] for i in range(len(xs))], dtype=np.float32)
+    return {"x": np.stack(xs), "y": y, "decision": np.array(decision, dtype=np.int64),
+            "expert": np.array(expert, dtype=np.bool_)}
+
+
+# -- the fit ----------------------------------------------------------------------------------
+def _decision_batches(starts: np.ndarray, ends: np.ndarray, ids: np.ndarray, size: int,
+                      rng: np.random.Generator):
+    """Rows of whole decisions (`ids`, shuffled), about `size` rows a batch: (rows, the
+    batch's number of each row's decision)."""
+    ids = rng.permutation(ids)
+    step = max(1, size // max(1, int(np.mean(ends - starts))))
+    for k in range(0, len(ids), step):
+        chosen = ids[k:k + step]
+        lengths = ends[chosen] - starts[chosen]
+        rows = np.concatenate([np.arange(starts[d], ends[d]) for d in chosen])
+        yield rows, np.repeat(np.arange(len(chosen)), lengths)
+
+
+def _losses(f, y, local, count: int):
+    """(within-decision loss, plain squared error): the first compares each value's difference
+    from its decision's mean with the label's (what the player's choice rests on)."""
+    import torch
+
+    n = torch.zeros(count).index_add_(0, local, torch.ones_like(f))
+    mf = torch.zeros(count).index_add_(0, local, f) / n
+    my = torch.zeros(count).index_add_(0, local, y) / n
+    within = (((f - mf[local]) - (y - my[local])) ** 2).mean()
+    return within, ((f - y) ** 2).mean()
+
+
+def fit(cfg: ValueConfig, data: dict, log=print) -> tuple[list, list[dict]]:
+    """Fit the MLP to `data` (rows grouped by decision): the loss is the within-decision error
+    (`_losses`) plus `value_weight` times the plain squared error. Returns its layers as
+    (weight, bias) numpy pairs, from the epoch with the lowest held-out within-decision loss,
+    and the learning curve (one row an epoch, with the held-out decisions' mean regret: how
+    much lower the label of the network's choice is than the best label of the decision)."""
+    import torch
+    from torch import nn
+
+    torch.manual_seed(cfg.seed)
+    rng = np.random.default_rng(cfg.seed)
+    decision = data["decision"]
+    starts = np.flatnonzero(np.r_[True, decision[1:] != decision[:-1]])
+    ends = np.r_[starts[1:], len(decision)]
+    ids = np.arange(len(starts))
+    held = (ids * 2654435761 % 1000) < cfg.validation * 1000
+    x = torch.from_numpy(data["x"].astype(np.float32))
+    y = torch.from_numpy(data["y"])
+    widths = [x.shape[1], *cfg.hidden]
+    layers: list[nn.Module] = []
+    for a, b in itertools.pairwise(widths):
+        layers += [nn.Linear(a, b), nn.ReLU()]
+    net = nn.Sequential(*layers, nn.Linear(widths[-1], 1), nn.Tanh())
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate,
+                           weight_decay=cfg.weight_decay)
+    curve: list[dict] = []
+    best, best_state = float("inf"), None
+    start = time.time()
+    for epoch in range(cfg.epochs):
+        total, seen = 0.0, 0
+        for rows, local in _decision_batches(starts, ends, ids[~held], cfg.batch_size, rng):
+            f = net(x[rows]).squeeze(1)
+            within, plain = _losses(f, y[rows], torch.from_numpy(local), int(local[-1]) + 1)
+            loss = within + cfg.value_weight * plain
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += loss.item() * len(rows)
+            seen += len(rows)
+        row = {"epoch": epoch + 1, "train_loss": total / max(seen, 1),
+               **_held_out(net, x, y, starts, ends, ids[held]),
+               "seconds": time.time() - start}
+        curve.append(row)
+        log(json.dumps(row))
+        if row["held_out_within"] < best:
+            best = row["held_out_within"]
+            best_state = {k: v.clone() for k, v in net.state_dict().items()}
+    assert best_state is not None
+    net.load_state_dict(best_state)
+    linear = [m for m in net if isinstance(m, nn.Linear)]
+    return [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy())
+            for m in linear], curve
+
+
+def _held_out(net, x, y, starts, ends, ids) -> dict:
+    """The held-out decisions' within-decision loss, squared error and mean regret."""
+    import torch
+
+    if not len(ids):
+        return {"held_out_within": float("nan"), "held_out_mse": float("nan"),
+                "held_out_regret": float("nan")}
+    rows = np.concatenate([np.arange(starts[d], ends[d]) for d in ids])
+    local = np.repeat(np.arange(len(ids)), ends[ids] - starts[ids])
+    with torch.no_grad():
+        f = net(x[rows]).squeeze(1)
+        within, plain = _losses(f, y[rows], torch.from_numpy(local), len(ids))
+    fv, yv = f.numpy(), y[rows].numpy()
+    regret = [yv[a:b].max() - yv[a + int(np.argmax(fv[a:b]))]
+              for a, b in zip(np.r_[0, np.cumsum(ends[ids] - starts[ids])[:-1]],
+                              np.cumsum(ends[ids] - starts[ids]))]
+    return {"held_out_within": within.item(), "held_out_mse": plain.item(),
+            "held_out_regret": float(np.mean(regret))}
+
+
+def train_value(cfg: ValueConfig, out_dir: str, log=print, samples: str | None = None) -> str:
+    """Collect, fit and save ``out_dir/<name>.npz`` with its model card; returns the path.
+    `samples`: an ``.npz`` of collected samples, written after collecting, or read instead of
+    collecting when it exists (to fit again)."""
+    os.makedirs(out_dir, exist_ok=True)
+    start = time.time()
+    if samples and os.path.isfile(samples):
+        with np.load(samples, allow_pickle=False) as f:
+            data = {k: f[k] for k in ("x", "y", "decision", "expert")}
+        log(f"samples read from {samples}")
+    else:
+        data = collect(cfg, log)
+        if samples:
+            np.savez(samples, **data)
+    collected = time.time() - start
+    log(f"samples {len(data['y']):,} in {collected:,.0f} s")
+    layers, curve = fit(cfg, data, log)
+    path = os.path.join(out_dir, f"{cfg.name}.npz")
+    save_value_net(path, layers)
+    rules = _rules(cfg)
+    card = {"kind": "value", "name": cfg.name, "rules": rules.to_dict(),
+            "obs_version": OBS_VERSION, "network": {"hidden": list(cfg.hidden),
+                                                    "activation": "relu", "output": "tanh"},
+            "config": asdict(cfg), "samples": len(data["y"]),
+            "decisions": int(data["decision"].max() + 1),
+            "collect_seconds": collected, "fit": curve,
+            "seconds": time.time() - start,
+            "peak_rss_mib": peak_rss_mib()}
+    write_card(os.path.splitext(path)[0] + ".json", card)
+    return path

@@ -1,0 +1,183 @@
+"""The value player (skipbo_env/players/value.py): its checkpoint, its choices, its names."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from skipbo_env import Game, ObservationEncoder, Rules
+from skipbo_env.players.registry import PlayerKind, make_agent, parse_player
+from skipbo_env.players.value import (
+    ValueAgent,
+    ValueNet,
+    lister_for,
+    load_value_agent,
+    reference_lister,
+    save_value_net,
+)
+from skipbo_env.rules import VARIANTS, allowed_players
+from skipbo_env.segments import position_key, segment_ending, unseen_outcome
+
+
+def random_layers(rules: Rules, seed: int = 0, hidden: int = 16):
+    rng = np.random.default_rng(seed)
+    size = ObservationEncoder(rules).size
+    return [(rng.normal(size=(hidden, size)).astype(np.float32),
+             rng.normal(size=hidden).astype(np.float32)),
+            (rng.normal(size=(1, hidden)).astype(np.float32), np.zeros(1, np.float32))]
+
+
+def write_checkpoint(tmp_path, rules: Rules, layers=None, **card) -> str:
+    path = str(tmp_path / "v.npz")
+    save_value_net(path, layers or random_layers(rules))
+    body = {"kind": "value", "obs_version": 1, "rules": rules.to_dict(), **card}
+    (tmp_path / "v.json").write_text(json.dumps(body))
+    return path
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_a_value_player_plays_only_legal_moves_to_the_end(variant, tmp_path):
+    rules = Rules.preset(variant, allowed_players(variant)[0], stock_size=5)
+    agent = load_value_agent(write_checkpoint(tmp_path, rules), rules)
+    game = Game(rules, seed=1)
+    other = make_agent("expert", rules=rules)
+    while not game.is_over:
+        player = agent if game.current_player == 0 else other
+        game.step(player.act(game.view()))  # step raises on an illegal action
+
+
+def test_a_value_player_plays_the_segment_it_values_highest(tmp_path):
+    rules = Rules.preset("standard", 2)
+    net = ValueNet(random_layers(rules, seed=3))
+    game = Game(rules, seed=5)
+    sequences, obs = reference_lister(rules)(game)
+    best = sequences[int(np.argmax(net(obs)))]
+    agent = ValueAgent(net, rules, seed=9)
+    played = []
+    while len(played) < len(best):
+        action = agent.act(game.view())
+        played.append(action)
+        game.step(action)
+    assert tuple(played) == best
+
+
+def test_a_value_players_choice_does_not_depend_on_the_hidden_cards():
+    """It lists segments in a deal of its own (its seed): any deal gives the same choice."""
+    rules = Rules.preset("standard", 2)
+    net = ValueNet(random_layers(rules, seed=4))
+    for seed in range(3):
+        game = Game(rules, seed=seed)
+        choices = {ValueAgent(net, rules, seed=s).act(game.view()) for s in range(4)}
+        assert len(choices) == 1
+
+
+def test_the_kernel_lister_lists_what_the_reference_lists():
+    rules = Rules.preset("standard", 2)
+    game = Game(rules, seed=2)
+    fast, slow = lister_for(rules)(game), reference_lister(rules)(game)
+    assert [fast[0][i] for i in range(len(fast[0]))] == slow[0]
+    assert np.array_equal(fast[1], slow[1])
+
+
+def test_a_value_checkpoint_holds_no_pickle(tmp_path):
+    rules = Rules.preset("standard", 2)
+    path = write_checkpoint(tmp_path, rules)
+    np.savez(path.replace(".npz", ".tmp.npz"), w0=np.array([object()]), b0=np.zeros(1))
+    (tmp_path / "v.tmp.npz").replace(path)
+    with pytest.raises(ValueError, match="not a plain array file|float32"):
+        load_value_agent(path, rules)
+
+
+def test_a_value_checkpoint_needs_its_card(tmp_path):
+    rules = Rules.preset("standard", 2)
+    path = write_checkpoint(tmp_path, rules)
+    (tmp_path / "v.json").unlink()
+    with pytest.raises(ValueError, match="has no model card"):
+        load_value_agent(path, rules)
+
+
+def test_a_policy_card_is_not_a_value_card(tmp_path):
+    rules = Rules.preset("standard", 2)
+    path = write_checkpoint(tmp_path, rules, kind="policy")
+    with pytest.raises(ValueError, match="not a value network"):
+        load_value_agent(path, rules)
+
+
+def test_a_value_checkpoint_of_another_observation_version_is_refused(tmp_path):
+    rules = Rules.preset("standard", 2)
+    path = write_checkpoint(tmp_path, rules, obs_version=99)
+    with pytest.raises(ValueError, match="observation version"):
+        load_value_agent(path, rules)
+
+
+def test_a_network_that_reads_other_rules_is_refused(tmp_path):
+    path = write_checkpoint(tmp_path, Rules.preset("standard", 2))
+    with pytest.raises(ValueError, match="inputs"):
+        load_value_agent(path, Rules.preset("standard", 3))
+
+
+def test_a_network_with_a_number_that_is_not_finite_is_refused(tmp_path):
+    rules = Rules.preset("standard", 2)
+    layers = random_layers(rules)
+    layers[0][0][0, 0] = np.nan
+    with pytest.raises(ValueError, match="not finite"):
+        load_value_agent(write_checkpoint(tmp_path, rules, layers), rules)
+
+
+def test_a_file_that_is_not_an_npz_is_refused(tmp_path):
+    rules = Rules.preset("standard", 2)
+    path = write_checkpoint(tmp_path, rules)
+    (tmp_path / "v.npz").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="not an .npz file"):
+        load_value_agent(path, rules)
+
+
+def test_layers_that_do_not_fit_together_are_refused():
+    rules = Rules.preset("standard", 2)
+    (w0, b0), (w1, b1) = random_layers(rules)
+    with pytest.raises(ValueError, match="do not fit"):
+        ValueNet([(w0, b0), (w1[:, :3], b1)])
+
+
+def test_an_npz_path_names_a_value_player(tmp_path):
+    spec = parse_player(str(tmp_path / "mine.npz"), exists=False)
+    assert spec.kind is PlayerKind.VALUE
+
+
+def test_a_search_around_a_value_player_is_no_player():
+    with pytest.raises(ValueError, match="unknown player"):
+        parse_player("lookahead:mine.npz", exists=False)
+
+
+def _segment_end(game: Game, agent) -> tuple:
+    """The position `agent` reaches from `game` at the end of its segment."""
+    g, p = game.clone(), game.current_player
+    while True:
+        action = agent.act(g.view())
+        before = g.clone()
+        g.step(action)
+        ending = segment_ending(before, g, action, p)
+        if ending is not None:
+            return position_key(unseen_outcome(before, g, p, ending))
+
+
+def test_with_a_margin_the_value_player_plays_experts_segment_unless_sure():
+    """A margin above any value difference leaves every choice to `expert`."""
+    rules = Rules.preset("standard", 2)
+    net = ValueNet(random_layers(rules, seed=6))
+    expert = make_agent("expert", rules=rules)
+    game = Game(rules, seed=8)
+    for _ in range(40):
+        if game.is_over:
+            break
+        careful = ValueAgent(net, rules, seed=1, margin=10.0)
+        assert _segment_end(game, careful) == _segment_end(game, expert)
+        game.step(expert.act(game.view()))
+
+
+def test_a_negative_margin_is_refused():
+    rules = Rules.preset("standard", 2)
+    with pytest.raises(ValueError, match="margin"):
+        ValueAgent(ValueNet(random_layers(rules)), rules, margin=-1.0)

@@ -1,0 +1,62 @@
+"""The value network's training (skipbo_env/train/value.py): the config is checked, a tiny
+run trains, saves, loads and plays in seconds. Strength is a benchmark, not a test."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from skipbo_env import Game, Rules
+from skipbo_env.players.registry import make_agent
+from skipbo_env.train.value import collect, load_value_config, train_value
+
+TINY = {"name": "tiny", "games": 3, "decisions_per_game": 3, "candidates": 4,
+        "rollout_rows": 16, "deals": 2, "hidden": [8], "epochs": 1}
+
+
+def write(tmp_path, **keys) -> str:
+    path = tmp_path / "value.yaml"
+    path.write_text(json.dumps({**TINY, **keys}))  # JSON is YAML
+    return str(path)
+
+
+def test_a_tiny_run_trains_saves_loads_and_plays(tmp_path):
+    cfg = load_value_config(write(tmp_path, rules={"stock_size": 5}))
+    path = train_value(cfg, str(tmp_path / "out"), log=lambda line: None)
+    card = json.loads((tmp_path / "out" / "tiny.json").read_text())
+    assert card["kind"] == "value" and card["samples"] > 0 and len(card["fit"]) == 1
+    rules = Rules.preset("standard", 2, stock_size=5)
+    agents = [make_agent(path, rules=rules), make_agent("expert", rules=rules)]
+    game = Game(rules, seed=0)
+    while not game.is_over:
+        game.step(agents[game.current_player].act(game.view()))
+
+
+def test_labels_lie_within_the_tanh_range_and_expert_choices_are_marked(tmp_path):
+    cfg = load_value_config(write(tmp_path))
+    data = collect(cfg, log=lambda line: None)
+    assert np.all(np.abs(data["y"]) <= 1.0)
+    assert data["x"].shape[0] == len(data["y"]) == len(data["decision"])
+    assert data["expert"].sum() == data["decision"].max() + 1  # one expert choice a decision
+
+
+def test_collecting_twice_with_one_seed_gives_the_same_samples(tmp_path):
+    cfg = load_value_config(write(tmp_path))
+    a, b = collect(cfg, log=lambda line: None), collect(cfg, log=lambda line: None)
+    assert np.array_equal(a["x"], b["x"]) and np.array_equal(a["y"], b["y"])
+
+
+@pytest.mark.parametrize("key,value,message", [
+    ("games", 0, "games"), ("candidates", -1, "candidates"), ("deals", 0, "deals"),
+    ("hidden", [0], "hidden"), ("validation", 0.9, "validation"), ("label_scale", 0, "label_scale"),
+    ("variant", "poker", "variant"), ("name", "../x", "name"), ("epochs", "2", "epochs")])
+def test_a_bad_value_config_names_its_key(tmp_path, key, value, message):
+    with pytest.raises(ValueError, match=message):
+        load_value_config(write(tmp_path, **{key: value}))
+
+
+def test_an_unknown_key_names_itself(tmp_path):
+    with pytest.raises(ValueError, match="learning_rat"):
+        load_value_config(write(tmp_path, learning_rat=0.1))
