@@ -30,23 +30,31 @@ def test_the_kernel_lists_the_reference_segments(variant, players):
     rules = small(variant, players)
     lister, encoder = SegmentLister.of(rules), SegmentEncoder(rules)
     checked = 0
-    for game in positions(rules, every=4):
+    heavy = rules.coins > 0  # Masters: fewer, larger positions (coin plays and purchases)
+    for game in positions(rules, games=1 if heavy else 2, every=9 if heavy else 4):
         listing = lister.list_game(game)
         if listing.offsets[1] > MAX_COMPARED:
             continue  # the reference would take minutes (Masters with four players)
         assert_same(listing, 0, turn_segments(game), encoder)
         checked += 1
-    assert checked > 5
+    assert checked > 3
 
 
-@pytest.mark.parametrize("variant", ["standard", "masters"])
-def test_the_kernel_lists_the_reference_segments_with_full_stocks(variant):
-    rules = Rules.preset(variant, 2)
+@pytest.mark.parametrize("variant,players", [("standard", 2), ("partnership", 4)])
+def test_the_kernel_lists_the_reference_segments_with_full_stocks(variant, players):
+    """The presets' stocks (Masters is left to the small stocks above: at full stocks a
+    decision can have a million segments, which the reference would take hours over)."""
+    rules = Rules.preset(variant, players)
     lister, encoder = SegmentLister.of(rules), SegmentEncoder(rules)
+    checked = 0
     for k, game in enumerate(positions(rules, games=1, every=3, seed=11)):
-        if k > 60:
+        if k > 40:
             break
-        assert_same(lister.list_game(game), 0, turn_segments(game), encoder)
+        listing = lister.list_game(game)
+        if listing.offsets[1] <= MAX_COMPARED:
+            assert_same(listing, 0, turn_segments(game), encoder)
+            checked += 1
+    assert checked > 20
 
 
 def test_a_batch_lists_each_game_as_alone():
@@ -83,11 +91,19 @@ def test_the_lister_refuses_what_is_not_an_engine():
         SegmentLister(Game(Rules.preset("standard", 2)))  # type: ignore[arg-type]
 
 
-def test_the_lister_refuses_a_want_of_another_shape():
+def test_the_lister_refuses_a_want_of_another_shape_or_type():
     lister = SegmentLister(VectorEngine("standard", 2, num_games=3))
     lister.engine.reset(seed=0)
-    with pytest.raises(ValueError, match="want must have shape"):
-        lister.list(np.ones(4))
+    with pytest.raises(ValueError, match="want must be 3 booleans"):
+        lister.list(np.ones(4, dtype=bool))
+    with pytest.raises(ValueError, match="want must be 3 booleans"):
+        lister.list(np.full(3, 0.5))
+
+
+def test_the_lister_refuses_a_capacity_past_its_bound():
+    engine = VectorEngine("standard", 2, num_games=1)
+    with pytest.raises(ValueError, match="capacity"):
+        SegmentLister(engine, capacity=10**12)
 
 
 def test_the_vector_env_lists_the_learners_segments_in_each_game():

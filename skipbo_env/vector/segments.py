@@ -42,6 +42,8 @@ from .bundles import (
 from .observe import encode
 from .play_rules import is_over, legal_mask, public_changed, step_game
 
+MAX_CAPACITY = 2**24
+"""The segments a lister holds room for at the start, at most (it grows past it as needed)."""
 MAX_MOVES = 96
 """The most moves one segment may take (a longer one is reported, never cut short)."""
 TABLE_BITS = 16
@@ -355,8 +357,8 @@ class SegmentLister:
             raise TypeError(f"a SegmentLister lists the games of a VectorEngine, got "
                             f"{type(engine).__name__}")
         self.engine = engine
-        self.capacity = checks.integer(capacity, "capacity", minimum=0) or \
-            64 * engine.num_games
+        self.capacity = checks.integer(capacity, "capacity", minimum=0,
+                                       maximum=MAX_CAPACITY) or 64 * engine.num_games
         self._scratch: Scratch | None = None
         self._found: Found | None = None
 
@@ -413,10 +415,14 @@ class SegmentLister:
         others, and games that are over, have none)."""
         engine = self.engine
         games = engine.num_games
-        want = np.ones(games, dtype=np.uint8) if want is None else \
-            np.asarray(want, dtype=np.uint8)
-        if want.shape != (games,):
-            raise ValueError(f"want must have shape ({games},), got {want.shape}")
+        if want is None:
+            want = np.ones(games, dtype=np.uint8)
+        else:
+            given = np.asarray(want)
+            if given.shape != (games,) or given.dtype.kind not in "bui":
+                raise ValueError(f"want must be {games} booleans (or 0/1 integers), got shape "
+                                 f"{given.shape} of {given.dtype}")
+            want = (given != 0).astype(np.uint8)
         slots, bits = threads.thread_count(), TABLE_BITS
         while True:
             sc = self._scratch_for(slots, bits)
