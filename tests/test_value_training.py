@@ -60,3 +60,10 @@ def test_a_bad_value_config_names_its_key(tmp_path, key, value, message):
 def test_an_unknown_key_names_itself(tmp_path):
     with pytest.raises(ValueError, match="learning_rat"):
         load_value_config(write(tmp_path, learning_rat=0.1))
+
+
+@pytest.mark.parametrize("name", ["value_standard_2p", "value_short_2p"])
+def test_the_shipped_value_configs_are_valid(name):
+    from pathlib import Path
+    cfg = load_value_config(str(Path(__file__).parents[1] / "configs" / f"{name}.yaml"))
+    assert cfg.name == name
