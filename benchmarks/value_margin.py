@@ -1,9 +1,11 @@
 """The value player against `expert` with and without a margin (players/value.py: with a
 margin it plays `expert`'s segment unless the network values its best segment higher by more
-than the margin), seat-rotated paired games on one core, and its time per move.
+than the margin) and with chance averaging (`--samples K`: the `--top` best segments that end
+in a chance event valued as the mean over K outcomes drawn from the seat's view),
+seat-rotated paired games on one core, and its time per move.
 
     python benchmarks/value_margin.py [--player value_standard_2p] [--margins none,0.02]
-        [--games 200] [--seed 0]
+        [--samples 0] [--top 8] [--games 200] [--seed 0]
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--player", default="value_standard_2p")
     parser.add_argument("--margins", default="none,0.02")
+    parser.add_argument("--samples", type=int, default=0)
+    parser.add_argument("--top", type=int, default=8)
     parser.add_argument("--games", type=int, default=200)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
@@ -43,7 +47,8 @@ def main(argv: list[str] | None = None) -> int:
         for k in range(args.games):
             seat = k % 2
             game = Game(rules, seed=args.seed + k // 2)
-            me = ValueAgent(net, rules, seed=k, path=path, margin=margin)
+            me = ValueAgent(net, rules, seed=k, path=path, margin=margin,
+                            samples=args.samples, top=args.top)
             other = make_agent("expert", seed=k, rules=rules)
             while not game.is_over:
                 mine = game.current_player == seat
@@ -55,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
                 game.step(action)
             wins += seat in game.winners
         lo, hi = wilson(wins, args.games)
-        print(f"margin {word}: {wins}/{args.games} = {100 * wins / args.games:.1f}% "
+        print(f"margin {word}, samples {args.samples}, top {args.top}: {wins}/{args.games} = "
+              f"{100 * wins / args.games:.1f}% "
               f"({100 * lo:.1f}-{100 * hi:.1f}), {1e3 * spent / moves:.1f} ms a move",
               flush=True)
     return 0

@@ -171,3 +171,32 @@ def small_stocks(variant: str, players: int) -> Rules:
     """The preset with stocks of at most 8 cards."""
     return Rules.preset(variant, players, stock_size=min(8, Rules.preset(variant,
                                                                          players).stock_size))
+
+
+def listable_positions(rules: Rules, limit: int, games: int = 2, every: int = 3,
+                       seed: int = 0):
+    """`expert_positions` with at most `limit` turn segments (counted by the batched kernel,
+    proven equal to the reference in tests/test_vector_segments.py): the reference walks these
+    in well under a second, where a Masters position can have a million segments (the
+    kernel gives up past 2**15 positions walked)."""
+    for game in expert_positions(rules, games=games, every=every, seed=seed):
+        if segment_count(rules, game) <= limit:
+            yield game
+
+
+_listers: dict = {}
+
+
+def segment_count(rules: Rules, game: Game) -> float:
+    """The number of `game`'s turn segments (the kernel's count; inf past 2**15 positions)."""
+    from skipbo_env.vector import VectorEngine
+    from skipbo_env.vector.segments import TABLE_BITS, SegmentLister, TooManyPositions
+
+    lister = _listers.get(rules)
+    if lister is None:
+        engine = VectorEngine.of(rules, num_games=1, autoreset=False)
+        lister = _listers[rules] = SegmentLister(engine, max_table_bits=TABLE_BITS)
+    try:
+        return int(lister.list_game(game).offsets[1])
+    except TooManyPositions:
+        return float("inf")

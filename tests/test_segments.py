@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from positions import expert_positions as positions
+from positions import listable_positions
 from positions import small_stocks as small
 
 from skipbo_env import Game, Rules
@@ -14,13 +15,15 @@ from skipbo_env.rules import VARIANTS, allowed_players
 from skipbo_env.segments import ENDINGS, SegmentEncoder, position_key, turn_segments
 
 CASES = [(v, n) for v in VARIANTS for n in allowed_players(v)]
+LIMIT = 250  # segments at a position checked, at most (a Masters one can have a million)
 
 
 @pytest.mark.parametrize("variant,players", CASES)
 def test_each_segment_is_a_legal_sequence_that_reaches_its_position(variant, players):
     rules = small(variant, players)
-    for game in positions(rules, every=5):
-        p = game.current_player
+    checked = 0
+    for game in listable_positions(rules, LIMIT, every=5):
+        p, checked = game.current_player, checked + 1
         for segment in turn_segments(game):
             g = game.clone()
             for i, action in enumerate(segment.actions):
@@ -40,14 +43,18 @@ def test_each_segment_is_a_legal_sequence_that_reaches_its_position(variant, pla
                                and decoded.source.kind == "hand")))
                 assert ends == last, f"{segment.actions}: step {i} ends the segment: {ends}"
             assert segment.ending in ENDINGS
+    assert checked >= 3
 
 
 @pytest.mark.parametrize("variant,players", CASES)
 def test_equivalent_positions_count_once(variant, players):
     rules = small(variant, players)
-    for game in positions(rules, every=7):
+    checked = 0
+    for game in listable_positions(rules, LIMIT, every=7):
         keys = [position_key(s.view) for s in turn_segments(game)]
         assert len(keys) == len(set(keys))
+        checked += 1
+    assert checked >= 3
 
 
 def _every_end(game: Game) -> set:
@@ -74,10 +81,8 @@ def test_merging_loses_no_position(variant, players):
     """Every position some action sequence reaches is a segment's (up to equivalence)."""
     rules = small(variant, players)
     checked = 0
-    for game in positions(rules, games=1, every=9):
-        segments = turn_segments(game)
-        if len(segments) > 300:
-            continue  # the exhaustive walk would take too long
+    for game in listable_positions(rules, 300, games=1, every=9):
+        segments = turn_segments(game)  # the exhaustive walk takes too long past 300
         assert {position_key(s.view) for s in segments} == _every_end(game)
         checked += 1
     assert checked > 3
@@ -89,8 +94,8 @@ def test_a_segment_shows_nothing_of_the_hidden_outcome(variant, players):
     the segments, their action sequences and their observations are the same."""
     rules = small(variant, players)
     encoder = SegmentEncoder(rules)
-    rng = np.random.default_rng(5)
-    for game in positions(rules, every=6):
+    rng, checked = np.random.default_rng(5), 0
+    for game in listable_positions(rules, LIMIT, every=6):
         segments = turn_segments(game)
         obs = encoder.encode(segments)
         for _ in range(2):
@@ -99,6 +104,8 @@ def test_a_segment_shows_nothing_of_the_hidden_outcome(variant, players):
             assert [s.actions for s in again] == [s.actions for s in segments]
             assert [s.ending for s in again] == [s.ending for s in segments]
             assert np.array_equal(encoder.encode(again), obs)
+        checked += 1
+    assert checked >= 3
 
 
 def test_a_stock_top_that_turns_up_is_unknown():

@@ -21,10 +21,10 @@ from skipbo_env.rules import VARIANTS, allowed_players
 from skipbo_env.segments import position_key, segment_ending, unseen_outcome
 
 
-def random_layers(rules: Rules, seed: int = 0, hidden: int = 16):
+def random_layers(rules: Rules, seed: int = 0, hidden: int = 16, scale: float = 1.0):
     rng = np.random.default_rng(seed)
     size = ObservationEncoder(rules).size
-    return [(rng.normal(size=(hidden, size)).astype(np.float32),
+    return [(rng.normal(scale=scale, size=(hidden, size)).astype(np.float32),
              rng.normal(size=hidden).astype(np.float32)),
             (rng.normal(size=(1, hidden)).astype(np.float32), np.zeros(1, np.float32))]
 
@@ -181,3 +181,82 @@ def test_a_negative_margin_is_refused():
     rules = Rules.preset("standard", 2)
     with pytest.raises(ValueError, match="margin"):
         ValueAgent(ValueNet(random_layers(rules)), rules, margin=-1.0)
+
+
+def _chance_segments(game: Game, sequences) -> set[int]:
+    """The segments (indices) that end in a chance event: a stock top turned up, a refill."""
+    p, chance = game.current_player, set()
+    for i, sequence in enumerate(sequences):
+        g = game.clone()
+        *head, last = sequence
+        for action in head:
+            g.step(action)
+        before = g.clone()
+        g.step(last)
+        if segment_ending(before, g, last, p) in ("stock", "refill"):
+            chance.add(i)
+    return chance
+
+
+def _chance_position(rules: Rules, net: ValueNet):
+    """A position of a game between `expert`s with segments ending in a chance event both
+    among the network's three best and past them; its sequences, values, the three best and
+    the chance segments."""
+    expert = make_agent("expert", rules=rules)
+    game = Game(rules, seed=7)
+    listed = reference_lister(rules)
+    while True:
+        sequences, obs = listed(game)
+        values = net(obs)
+        top = set(np.argsort(-values, kind="stable")[:3].tolist())
+        chance = _chance_segments(game, sequences)
+        if chance & top and chance - top:
+            return game, sequences, values, top, chance
+        game.step(expert.act(game.view()))
+
+
+def test_averaging_values_a_chance_segment_by_the_outcomes_the_seat_would_see():
+    """With one sample, a chance-ending segment's value is the network's value of the position
+    the segment reaches in a deal drawn from the seat's view, the outcome seen."""
+    rules = Rules.preset("standard", 2, stock_size=10)
+    net = ValueNet(random_layers(rules, seed=2, scale=0.05))
+    game, sequences, values, top, chance = _chance_position(rules, net)
+    i = min(top & chance)
+    agent = ValueAgent(net, rules, seed=3, samples=1)
+    averaged = agent.averaged(game.view(), sequences, values)
+    deal = Game.from_view(game.view(), np.random.default_rng(3))
+    for action in sequences[i]:
+        deal.step(action)
+    mine = net(ObservationEncoder(rules).encode(deal, game.current_player)[None])[0]
+    assert averaged[i] == pytest.approx(mine, abs=1e-6)
+    assert averaged[i] != values[i]
+
+
+def test_averaging_changes_only_chance_segments_among_the_top():
+    rules = Rules.preset("standard", 2, stock_size=10)
+    net = ValueNet(random_layers(rules, seed=2, scale=0.05))
+    game, sequences, values, top, chance = _chance_position(rules, net)
+    averaged = ValueAgent(net, rules, seed=3, samples=4, top=3).averaged(game.view(),
+                                                                         sequences, values)
+    assert set(np.flatnonzero(averaged != values).tolist()) == chance & top
+
+
+def test_an_averaging_player_chooses_from_the_seats_view_alone():
+    """Two deals with one view (other hands, stock cards below the tops, draw order): the same
+    choices, seeded."""
+    rules = Rules.preset("standard", 2, stock_size=10)
+    net = ValueNet(random_layers(rules, seed=5, scale=0.05))
+    for seed in range(3):
+        game = Game(rules, seed=seed)
+        other = Game.from_view(game.view(), np.random.default_rng(seed + 50))
+        a = ValueAgent(net, rules, seed=1, samples=3).act(game.view())
+        b = ValueAgent(net, rules, seed=1, samples=3).act(other.view())
+        assert a == b
+
+
+@pytest.mark.parametrize("key,value", [("samples", -1), ("samples", 2000), ("samples", "3"),
+                                       ("top", 0), ("top", 1.5)])
+def test_bad_averaging_parameters_are_refused_by_name(key, value):
+    rules = Rules.preset("standard", 2)
+    with pytest.raises(ValueError, match=key):
+        ValueAgent(ValueNet(random_layers(rules)), rules, **{key: value})

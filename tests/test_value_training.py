@@ -62,8 +62,9 @@ def test_an_unknown_key_names_itself(tmp_path):
         load_value_config(write(tmp_path, learning_rat=0.1))
 
 
-@pytest.mark.parametrize("name", ["value_standard_2p", "value_short_2p"])
-def test_the_shipped_value_configs_are_valid(name):
+def test_every_value_config_in_configs_is_valid():
     from pathlib import Path
-    cfg = load_value_config(str(Path(__file__).parents[1] / "configs" / f"{name}.yaml"))
-    assert cfg.name == name
+    found = sorted((Path(__file__).parents[1] / "configs").glob("value_*.yaml"))
+    assert len(found) >= 4
+    for path in found:
+        assert load_value_config(str(path)).name == path.stem

@@ -16,7 +16,8 @@ import pytest
 
 from skipbo_env.observation import ObservationEncoder
 from skipbo_env.players.policy import load_policy_agent
-from skipbo_env.players.registry import make_agent
+from skipbo_env.players.registry import make_agent, shipped_checkpoint
+from skipbo_env.players.value import load_value_agent
 from skipbo_env.vector import SkipBoVectorEnv
 from skipbo_env.vector import seating as KA
 from skipbo_env.vector.scripted import BATCHED_PLAYERS
@@ -34,7 +35,8 @@ def _reference_players(env, paths):
     players = {BATCHED_PLAYERS.index(name): make_agent(name)
                for name in ("naive", "greedy", "expert")}
     for k, path in enumerate(paths):
-        players[KA.POLICY + k] = load_policy_agent(path, env.rules)
+        players[KA.POLICY + k] = (load_value_agent(path, env.rules) if path.endswith(".npz")
+                                  else load_policy_agent(path, env.rules))
     return players
 
 
@@ -82,6 +84,15 @@ def test_scripted_and_policy_opponents_mixed_in_one_batch_play_their_reference_m
     finished, decided = _play_side_by_side(env, _reference_players(env, [STANDARD, SHORT]),
                                            40, seed=2)
     assert finished > 10 and decided > 100
+
+
+def test_a_value_opponent_plays_the_reference_value_players_moves():
+    value = shipped_checkpoint("value_standard_2p")
+    assert value is not None
+    env = SkipBoVectorEnv("standard", 2, num_envs=16, stock_size=5,
+                          opponents={"expert": 1, value: 2})
+    finished, decided = _play_side_by_side(env, _reference_players(env, [value]), 30, seed=4)
+    assert finished > 5 and decided > 100
 
 
 def test_a_policy_seat_sees_only_its_own_view_of_the_game():

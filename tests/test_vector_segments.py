@@ -6,13 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from positions import expert_positions as positions
+from positions import segment_count
 from positions import small_stocks as small
 
 from skipbo_env import Game, Rules
 from skipbo_env.rules import VARIANTS, allowed_players
 from skipbo_env.segments import ENDINGS, SegmentEncoder, turn_segments
 from skipbo_env.vector import VectorEngine
-from skipbo_env.vector.segments import SegmentLister
+from skipbo_env.vector.segments import TABLE_BITS, SegmentLister, TooManyPositions
 
 CASES = [(v, n) for v in VARIANTS for n in allowed_players(v)]
 MAX_COMPARED = 3000  # segments at one position compared with the reference, at most
@@ -32,9 +33,9 @@ def test_the_kernel_lists_the_reference_segments(variant, players):
     checked = 0
     heavy = rules.coins > 0  # Masters: fewer, larger positions (coin plays and purchases)
     for game in positions(rules, games=1 if heavy else 2, every=9 if heavy else 4):
-        listing = lister.list_game(game)
-        if listing.offsets[1] > MAX_COMPARED:
+        if segment_count(rules, game) > MAX_COMPARED:
             continue  # the reference would take minutes (Masters with four players)
+        listing = lister.list_game(game)
         assert_same(listing, 0, turn_segments(game), encoder)
         checked += 1
     assert checked > 3
@@ -121,3 +122,45 @@ def test_the_vector_env_lists_the_learners_segments_in_each_game():
         actions = env.action_masks().argmax(axis=1)
         actions[0] = action
         env.step(actions)
+
+
+def test_a_game_left_out_of_a_later_listing_has_no_segment_there():
+    """The lister's buffers are reused: what the last call found for a game is not listed
+    again when the game is not wanted."""
+    engine = VectorEngine("standard", 2, num_games=6)
+    engine.reset(seed=4)
+    lister = SegmentLister(engine)
+    first = lister.list()
+    want = np.zeros(6, dtype=bool)
+    want[[1, 4]] = True
+    second = lister.list(want)
+    counts = np.diff(second.offsets)
+    assert counts[[0, 2, 3, 5]].tolist() == [0, 0, 0, 0]
+    for g in (1, 4):
+        lo, hi = int(first.offsets[g]), int(first.offsets[g + 1])
+        assert [first.sequence(i) for i in range(lo, hi)] == \
+            [second.sequence(i) for i in range(int(second.offsets[g]),
+                                                int(second.offsets[g + 1]))]
+
+
+def test_a_walk_past_the_listers_bound_is_refused_by_name():
+    """A Masters position of many segments, listed with the smallest table: refused, not cut."""
+    rules = Rules.preset("masters", 4, stock_size=8)
+    lister = SegmentLister(VectorEngine.of(rules, num_games=1, autoreset=False),
+                           max_table_bits=TABLE_BITS)
+    refused = 0
+    for game in positions(rules, games=2, every=5):
+        try:
+            listing = lister.list_game(game)
+        except TooManyPositions as e:
+            assert "max_table_bits" in str(e)
+            refused += 1
+        else:
+            assert listing.offsets[1] < 2**TABLE_BITS
+    assert refused >= 1
+
+
+def test_the_lister_refuses_a_table_bound_out_of_range():
+    engine = VectorEngine("standard", 2, num_games=1)
+    with pytest.raises(ValueError, match="max_table_bits"):
+        SegmentLister(engine, max_table_bits=40)

@@ -32,6 +32,9 @@ from .checkpoints import card_or_refuse, check_obs_version
 from .scripted import ExpertAgent
 
 MAX_LAYERS = 8
+MAX_SAMPLES = 1024  # outcomes a chance-ending segment's value is averaged over, at most
+MAX_TOP = 1 << 20
+CHANCE_ENDINGS = ("stock", "refill")  # endings whose outcome the seat sees once it resolves
 MAX_WEIGHTS = 2**24  # numbers in one network, at most (a shipped one holds about 2**18)
 
 ACTIVATION = "relu"
@@ -104,9 +107,16 @@ class ValueAgent(Agent):
     name = "value"
 
     def __init__(self, net: ValueNet, rules: Rules | None = None, seed: int = 0,
-                 path: str = "", margin: float | None = None):
+                 path: str = "", margin: float | None = None, samples: int = 0,
+                 top: int = 8):
         super().__init__(seed)
         self.net, self.path = net, path
+        # samples > 0: the `top` best-valued segments that end in a chance event (a stock top
+        # turning up, a hand refilled) are valued again as the mean of the network over
+        # `samples` outcomes drawn from the seat's view (`Game.from_view`), each seen as the
+        # seat sees it once the chance has resolved.
+        self.samples = checks.integer(samples, "samples", minimum=0, maximum=MAX_SAMPLES)
+        self.top = checks.integer(top, "top", minimum=1, maximum=MAX_TOP)
         # None: play the best-valued segment. A number: play `expert`'s segment unless the best
         # one's value beats it by more than `margin` (the network overrules `expert` only where
         # it is sure).
@@ -145,6 +155,8 @@ class ValueAgent(Agent):
                 self._plan[0] in view.legal_actions:
             return self._next(view)
         sequences, values = self.evaluate(view)
+        if self.samples:
+            values = self.averaged(view, sequences, values)
         best = int(np.argmax(values))
         if self.margin is not None:
             own = self._expert_choice(self._obs, view)
@@ -152,6 +164,31 @@ class ValueAgent(Agent):
                 best = own
         self._plan = list(sequences[best])
         return self._next(view)
+
+    def averaged(self, view: SeatView, sequences: Sequence[tuple[int, ...]],
+                 values: np.ndarray) -> np.ndarray:
+        """`values` with those of the `top` best segments that end in a chance event replaced by
+        the network's mean over `samples` outcomes: each a deal of the hidden cards from the
+        seat's view (`Game.from_view`: draw order, stock cards below the top, other hands),
+        the segment played in it, the position encoded as the seat then sees it."""
+        values = np.array(values, dtype=np.float32)
+        deals = [Game.from_view(view, self.rng) for _ in range(self.samples)]
+        encoder, p = ObservationEncoder(view.rules), view.seat
+        for i in np.argsort(-values, kind="stable")[:self.top]:
+            seen = []
+            for deal in deals:
+                game = deal.clone()
+                *head, last = sequences[int(i)]
+                for action in head:
+                    game.step(action)
+                before = game.clone()
+                game.step(last)
+                if segment_ending(before, game, last, p) not in CHANCE_ENDINGS:
+                    break  # no chance resolved: the value stands
+                seen.append(encoder.encode(game, p))
+            if seen:
+                values[i] = float(np.mean(self.net(np.stack(seen))))
+        return values
 
     def _expert_choice(self, obs: np.ndarray, view: SeatView) -> int | None:
         """The segment `expert` would play here: the row of `obs` (the listed segments'

@@ -17,12 +17,14 @@ from .. import checks
 from ..observation import PILE_DEPTH
 from ..players.checkpoints import checkpoints_in, legal_logits
 from ..players.policy import load_policy_agent
-from ..players.registry import PlayerKind, parse_player, split_names
+from ..players.registry import SHIPPED_VALUE, VALUE_SUFFIX, PlayerKind, parse_player, split_names
+from ..players.value import load_value_agent
 from ..rules import Rules
 from . import seating as KS
 from .batched import VectorEngine, check_engine_size
 from .scripted import BATCHED_PLAYERS
 from .segments import Listing, SegmentLister
+from .value import BatchedValuePlayer
 
 
 def _mix(opponents) -> tuple[np.ndarray, dict[str, float]]:
@@ -52,10 +54,12 @@ def _mix(opponents) -> tuple[np.ndarray, dict[str, float]]:
             spec = parse_player(name, what="opponent", exists=False)
         except ValueError:
             spec = None
-        if spec is None or spec.kind is not PlayerKind.CHECKPOINT or spec.path is None:
+        if spec is None or spec.kind not in (PlayerKind.CHECKPOINT, PlayerKind.VALUE) or \
+                spec.path is None:
             raise ValueError(f"no batched player {checks.shown(name)}; the vector env's "
-                             f"opponents are {', '.join(BATCHED_PLAYERS)} or checkpoint paths "
-                             f"(.zip)")
+                             f"opponents are {', '.join(BATCHED_PLAYERS)}, checkpoint paths "
+                             f"(.zip) or value players ({', '.join(SHIPPED_VALUE)} or .npz "
+                             f"paths)")
         parse_player(spec, what="opponent")  # its file exists
         paths[spec.path] = paths.get(spec.path, 0.0) + float(w)
     if scripted.sum() + sum(paths.values()) <= 0:
@@ -102,6 +106,15 @@ def make_vector_env(num_envs: int = 1, *, opponents: Any = "expert",
                            autoreset_mode=autoreset_mode, **kwargs)
 
 
+def load_opponent(path: str, engine: VectorEngine):
+    """The opponent of checkpoint `path` in the games of `engine`: a value player's network
+    (``.npz``, `BatchedValuePlayer`) or a policy network (`load_opponent_policy`)."""
+    if path.endswith(VALUE_SUFFIX):
+        agent = load_value_agent(path, engine.rules)  # its card and inputs checked
+        return BatchedValuePlayer(agent.net, engine, path)
+    return load_opponent_policy(path, engine.rules)
+
+
 def load_opponent_policy(path: str, rules):
     """The policy network of checkpoint `path` (the safe loader, players/policy.py), checked to
     fit `rules` and the batched engine's observation; it plays deterministically."""
@@ -122,14 +135,18 @@ def load_opponent_policy(path: str, rules):
 class SkipBoVectorEnv(gym.vector.VectorEnv):
     """`num_envs` games in the batched engine; in each the learner plays one seat and the
     others are played by batched scripted players (`random`, `naive`, `greedy`, `expert`) or
-    frozen policies (checkpoint paths, and with `self_play` the learner's past selves), drawn
-    afresh for every seat of every game by `opponents`' weights.
+    frozen policies (checkpoint paths, and with `self_play` the learner's past selves) or value
+    players (``value_standard_2p``, ``value_short_2p`` or an ``.npz`` path), drawn afresh for
+    every seat of every game by `opponents`' weights.
 
     Scripted seats play inside the engine. Policy seats are played between the learner's steps:
     the env gathers the games whose seat to act is a policy's, evaluates each policy once on
     all of its games together (torch, no gradients, masked, the most likely legal action, as
     a checkpoint opponent plays in `SkipBo-v0`), applies the actions and lets the scripted
-    seats play on, until every game is back at the learner's turn.
+    seats play on, until every game is back at the learner's turn. A value player lists the
+    segments of all of its games at once, evaluates its network on every candidate position
+    together and plays each game's best segment move by move (`vector.value`), choosing as
+    `ValueAgent` does in `SkipBo-v0`.
 
     `self_play` (a weight) with `pool` (a directory): the newest `pool_size` ``*.zip``
     checkpoints in `pool` (`checkpoints.checkpoints_in`: by step, as the trainer names them) are
@@ -194,7 +211,7 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         scripted, paths = _mix(opponents)
         # Policy slot k is kind KS.POLICY + k: the fixed checkpoints first, then snapshots of
         # the pool as they are found (a dropped one's slot is emptied, never reused).
-        self._policies: list[Any] = [load_opponent_policy(p, self.rules) for p in paths]
+        self._policies: list[Any] = [load_opponent(p, self.engine) for p in paths]
         self._slot_weights = list(paths.values())
         self._fixed = len(paths)
         self._pool_slots: dict[str, int] = {}  # live snapshot path -> slot
@@ -273,6 +290,8 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         e = self.engine
         self.refresh_pool()
         e.seed(seed)  # the games' and the players' generators, as e.reset(seed) seeds them
+        for player in self._value_players():
+            player.forget()
         KS.env_reset(e.state, e.static, e.buffers, self.seating, self.seat_option)
         e._ready = True
         self._play_policies()
@@ -345,6 +364,8 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
         old, new = self.engine, self._next_engine
         assert new is not None
         self.engine, self.rules, self._next_engine = new, new.rules, None
+        for player in self._value_players():
+            player.bind(new)
         if not self._ready:
             return new
         # A game in progress is cut off; not a game already shown ended whose new deal waits
@@ -379,13 +400,20 @@ class SkipBoVectorEnv(gym.vector.VectorEnv):
             KS.policy_step(e.state, e.static, e.buffers, self.seating, self.seat_option, rows,
                            actions)
 
+    def _value_players(self) -> list[BatchedValuePlayer]:
+        return [p for p in self._policies if isinstance(p, BatchedValuePlayer)]
+
     def _policy_actions(self, slot: int, rows: np.ndarray) -> np.ndarray:
         """Policy `slot`'s most likely legal action in each of games `rows` (what its
-        `predict(..., deterministic=True)` chooses: `players.checkpoints.legal_logits`)."""
+        `predict(..., deterministic=True)` chooses: `players.checkpoints.legal_logits`), or a
+        value player's next move there (`BatchedValuePlayer`)."""
         import torch
 
         e = self.engine
-        legal = legal_logits(self._policies[slot], e.obs[rows], e.masks[rows])
+        policy = self._policies[slot]
+        if isinstance(policy, BatchedValuePlayer):
+            return policy.actions(rows)
+        legal = legal_logits(policy, e.obs[rows], e.masks[rows])
         if not torch.isfinite(legal.amax(1)).all():  # a NaN or no legal action
             raise RuntimeError(f"the policy of opponent slot {slot} gave no usable "
                                f"action scores (not a number, or no legal action)")

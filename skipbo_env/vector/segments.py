@@ -348,17 +348,25 @@ class Listing(NamedTuple):
         return tuple(int(a) for a in self.actions[row, :self.length[row]])
 
 
+class TooManyPositions(RuntimeError):
+    """A game's walk passed the lister's bound on positions (`max_table_bits`)."""
+
+
 class SegmentLister:
     """Lists the segments of the games of a `VectorEngine` (`list`), or of one reference game
     (`list_game`), with this module's kernel on the engine's threads."""
 
-    def __init__(self, engine: VectorEngine, capacity: int = 0):
+    def __init__(self, engine: VectorEngine, capacity: int = 0,
+                 max_table_bits: int = MAX_TABLE_BITS):
         if not isinstance(engine, VectorEngine):
             raise TypeError(f"a SegmentLister lists the games of a VectorEngine, got "
                             f"{type(engine).__name__}")
         self.engine = engine
         self.capacity = checks.integer(capacity, "capacity", minimum=0,
                                        maximum=MAX_CAPACITY) or 64 * engine.num_games
+        # A walk of over 2**max_table_bits / 2 positions raises TooManyPositions.
+        self.max_table_bits = checks.integer(max_table_bits, "max_table_bits",
+                                             minimum=TABLE_BITS, maximum=MAX_TABLE_BITS)
         self._scratch: Scratch | None = None
         self._found: Found | None = None
 
@@ -428,6 +436,8 @@ class SegmentLister:
             sc = self._scratch_for(slots, bits)
             out = self._found_for(self.capacity)
             out.counter[0] = 0
+            out.counts[:] = 0  # a game not walked this time has none (not the last call's)
+            out.status[:] = 0
             sc.slots[0] = 0
             list_all(engine.state, engine.static, sc, want, out)
             listed = int(out.counter[0])
@@ -435,16 +445,18 @@ class SegmentLister:
                 self.capacity = listed + listed // 4
                 continue
             crowded = out.status == TOO_MANY
-            if crowded.any() and sc.keys.shape[1] < 2**MAX_TABLE_BITS:
-                bits = min(int(np.log2(sc.keys.shape[1])) + 2, MAX_TABLE_BITS)
+            if crowded.any() and sc.keys.shape[1] < 2**self.max_table_bits:
+                bits = min(int(np.log2(sc.keys.shape[1])) + 2, self.max_table_bits)
                 continue
             break
         bad = np.flatnonzero(out.status)
         if bad.size:
             g = int(bad[0])
-            why = (f"a segment of over {MAX_MOVES} moves" if out.status[g] == TOO_LONG else
-                   f"over {2**MAX_TABLE_BITS // 2} positions to walk")
-            raise RuntimeError(f"game {g}: {why} (skipbo_env.vector.segments limits)")
+            if out.status[g] == TOO_LONG:
+                raise RuntimeError(f"game {g}: a segment of over {MAX_MOVES} moves "
+                                   f"(skipbo_env.vector.segments limits)")
+            raise TooManyPositions(f"game {g}: over {2**self.max_table_bits // 2:,} positions "
+                                   f"to walk (SegmentLister's max_table_bits)")
         index = np.lexsort((out.order[:listed], out.game[:listed]))
         offsets = np.zeros(games + 1, dtype=np.int64)
         np.cumsum(out.counts, out=offsets[1:])

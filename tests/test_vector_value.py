@@ -1,0 +1,74 @@
+"""The value player as a batched opponent (skipbo_env/vector/value.py and the vector env):
+it chooses the single-game `ValueAgent`'s segment and plays whole games."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from skipbo_env import Rules
+from skipbo_env.players.value import ValueAgent, ValueNet
+from skipbo_env.vector import SkipBoVectorEnv, VectorEngine
+from skipbo_env.vector.value import BatchedValuePlayer
+
+
+def random_net(inputs: int, seed: int = 0) -> ValueNet:
+    rng = np.random.default_rng(seed)
+    return ValueNet([(rng.normal(0, 0.3, (16, inputs)), rng.normal(0, 0.1, 16)),
+                     (rng.normal(0, 0.3, (1, 16)), np.zeros(1))])
+
+
+def test_a_batched_value_player_plans_the_value_agents_segment_in_every_game():
+    rules = Rules.preset("standard", 2, stock_size=10)
+    engine = VectorEngine.of(rules, num_games=40, autoreset=False)
+    engine.reset(seed=5)
+    for _ in range(23):
+        engine.step(engine.scripted_actions("expert,greedy"))
+    net = random_net(engine.obs_size)
+    player = BatchedValuePlayer(net, engine)
+    rows = np.flatnonzero(~(engine.terminated | engine.truncated))
+    assert rows.size > 30
+    player.plan(rows)
+    agent = ValueAgent(net, rules)
+    for g in rows:
+        sequences, values = agent.evaluate(engine.game(int(g)).view())
+        best = tuple(sequences[int(np.argmax(values))])
+        assert tuple(int(a) for a in player.plans[g, :player.length[g]]) == best
+
+
+def test_a_value_player_plays_whole_games_as_a_vector_env_opponent():
+    env = SkipBoVectorEnv("standard", 2, num_envs=6, opponents="value_standard_2p",
+                          stock_size=4)
+    env.reset(seed=2)
+    ended = 0
+    for _ in range(150):
+        _, _, terminated, truncated, _ = env.step(env.action_masks().argmax(axis=1))
+        ended += int((terminated | truncated).sum())
+    assert ended >= 6
+
+
+def test_a_vector_env_with_a_value_opponent_repeats_under_a_seed():
+    def run() -> list[np.ndarray]:
+        env = SkipBoVectorEnv("standard", 2, num_envs=4,
+                              opponents={"value_standard_2p": 1.0, "expert": 1.0},
+                              stock_size=4)
+        obs, _ = env.reset(seed=9)
+        return [obs] + [env.step(env.action_masks().argmax(axis=1))[0] for _ in range(40)]
+
+    assert all(np.array_equal(a, b) for a, b in zip(run(), run()))
+
+
+def test_a_value_network_of_another_size_is_refused_naming_both_sizes():
+    engine = VectorEngine("standard", 2, num_games=2)
+    with pytest.raises(ValueError, match="reads 7 inputs"):
+        BatchedValuePlayer(random_net(7), engine)
+
+
+def test_a_value_opponent_for_another_table_is_refused():
+    with pytest.raises(ValueError, match="inputs"):
+        SkipBoVectorEnv("standard", 3, num_envs=2, opponents="value_standard_2p")
+
+
+def test_a_missing_value_checkpoint_is_refused_by_name(tmp_path):
+    with pytest.raises(ValueError, match="nothing.npz"):
+        SkipBoVectorEnv("standard", 2, num_envs=2, opponents=str(tmp_path / "nothing.npz"))
