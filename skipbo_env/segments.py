@@ -168,6 +168,20 @@ def turn_segments(game: Game) -> list[Segment]:
     return list(found.values())
 
 
+def played_segment(game: Game, agent) -> Segment:
+    """The segment `agent` (anything with ``act(view)``) plays from `game`: its moves, on a
+    copy, until the segment ends, shown as `turn_segments` shows the segment it reaches."""
+    g, p, actions = game.clone(), game.current_player, []
+    while True:
+        action = agent.act(g.view())
+        pre = g.clone()
+        g.step(action)
+        actions.append(action)
+        ending = segment_ending(pre, g, action, p)
+        if ending is not None:
+            return Segment(tuple(actions), ending, unseen_outcome(pre, g, p, ending))
+
+
 class SegmentEncoder:
     """The observations of segments' resulting positions from the acting seat's view: the
     package's observation (`observation.ObservationEncoder`, docs/observation.md), in which a

@@ -108,30 +108,26 @@ def test_a_segment_shows_nothing_of_the_hidden_outcome(variant, players):
     assert checked >= 3
 
 
-def test_a_stock_top_that_turns_up_is_unknown():
-    rules = Rules.preset("standard", 2, stock_size=5)
-    game = Game(rules, seed=1)
-    stock_ends = [s for g in [game] for s in turn_segments(g) if s.ending == "stock"]
-    for game in positions(rules, games=1, every=1):
-        stock_ends += [s for s in turn_segments(game) if s.ending == "stock"]
-        if len(stock_ends) > 5:
+def _ending_in(ending: str, games: int) -> list:
+    """A few segments that end in `ending`, from games between `expert`s (stock 5)."""
+    found = []
+    for game in positions(Rules.preset("standard", 2, stock_size=5), games=games, every=1):
+        found += [s for s in turn_segments(game) if s.ending == ending]
+        if len(found) > 5:
             break
-    assert stock_ends
-    for segment in stock_ends:
+    assert found
+    return found
+
+
+def test_a_stock_top_that_turns_up_is_unknown():
+    for segment in _ending_in("stock", games=1):
         view, p = segment.view, segment.view.seat
         if view.stock_sizes[p]:
             assert view.stock_tops[p] is None
 
 
 def test_a_refilled_hand_shows_empty():
-    rules = Rules.preset("standard", 2, stock_size=5)
-    refills = []
-    for game in positions(rules, games=2, every=1):
-        refills += [s for s in turn_segments(game) if s.ending == "refill"]
-        if len(refills) > 5:
-            break
-    assert refills
-    for segment in refills:
+    for segment in _ending_in("refill", games=2):
         assert segment.view.hand == () and segment.view.hand_sizes[segment.view.seat] == 0
 
 

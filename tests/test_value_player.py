@@ -18,7 +18,7 @@ from skipbo_env.players.value import (
     save_value_net,
 )
 from skipbo_env.rules import VARIANTS, allowed_players
-from skipbo_env.segments import position_key, segment_ending, unseen_outcome
+from skipbo_env.segments import played_segment, position_key, segment_ending
 
 
 def random_layers(rules: Rules, seed: int = 0, hidden: int = 16, scale: float = 1.0):
@@ -153,14 +153,7 @@ def test_a_search_around_a_value_player_is_no_player():
 
 def _segment_end(game: Game, agent) -> tuple:
     """The position `agent` reaches from `game` at the end of its segment."""
-    g, p = game.clone(), game.current_player
-    while True:
-        action = agent.act(g.view())
-        before = g.clone()
-        g.step(action)
-        ending = segment_ending(before, g, action, p)
-        if ending is not None:
-            return position_key(unseen_outcome(before, g, p, ending))
+    return position_key(played_segment(game, agent).view)
 
 
 def test_with_a_margin_the_value_player_plays_experts_segment_unless_sure():

@@ -68,3 +68,58 @@ def test_every_value_config_in_configs_is_valid():
     assert len(found) >= 4
     for path in found:
         assert load_value_config(str(path)).name == path.stem
+
+
+def test_a_guides_best_segments_are_labelled_beside_experts_and_random_ones(tmp_path):
+    from skipbo_env.train.value import _candidates
+
+    cfg = load_value_config(write(tmp_path, candidates=6, guide_top=3))
+    values = np.array([0.1, 0.9, 0.5, 0.8, 0.7, 0.0, 0.2, 0.3, 0.4, 0.6])
+    chosen = _candidates(1, 10, cfg, values, np.random.default_rng(0))
+    assert chosen[0] == 1  # expert's (also the guide's best: not counted twice)
+    assert chosen[1:4] == [3, 4, 9]  # the guide's three best after expert's
+    assert len(chosen) == len(set(chosen)) == 6
+
+
+def test_without_a_guide_the_candidates_are_experts_and_random_ones(tmp_path):
+    from skipbo_env.train.value import _candidates
+
+    cfg = load_value_config(write(tmp_path, candidates=6))
+    chosen = _candidates(4, 10, cfg, None, np.random.default_rng(0))
+    assert chosen[0] == 4 and len(set(chosen)) == 6
+
+
+def test_a_tiny_guided_run_collects_the_guides_choices(tmp_path):
+    from skipbo_env import ObservationEncoder
+    from skipbo_env.players.value import save_value_net
+
+    rules = Rules.preset("standard", 2, stock_size=5)
+    rng = np.random.default_rng(0)
+    size = ObservationEncoder(rules).size
+    guide = str(tmp_path / "guide.npz")
+    save_value_net(guide, [(rng.normal(0, 0.05, (8, size)), np.zeros(8)),
+                           (rng.normal(0, 0.05, (1, 8)), np.zeros(1))])
+    (tmp_path / "guide.json").write_text(json.dumps(
+        {"kind": "value", "obs_version": 1, "rules": rules.to_dict()}))
+    cfg = load_value_config(write(tmp_path, rules={"stock_size": 5}, guide=guide, guide_top=2))
+    data = collect(cfg, log=lambda line: None)
+    assert data["expert"].sum() == data["decision"].max() + 1
+
+
+@pytest.mark.parametrize("guide,message", [
+    ("expert", "guide must name a value player"), ("missing.npz", "missing.npz"),
+    (7, "guide must name a value player")])
+def test_a_guide_that_is_not_a_value_player_is_refused(tmp_path, guide, message):
+    with pytest.raises(ValueError, match=message):
+        load_value_config(write(tmp_path, guide=guide, guide_top=2))
+
+
+def test_a_guide_for_other_rules_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="inputs"):
+        load_value_config(write(tmp_path, num_players=3, guide="value_standard_2p",
+                                guide_top=2))
+
+
+def test_a_guide_top_past_the_candidates_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="guide_top"):
+        load_value_config(write(tmp_path, guide="value_standard_2p", guide_top=4))

@@ -25,7 +25,13 @@ from .. import checks
 from ..engine import Game
 from ..observation import ObservationEncoder
 from ..rules import Rules
-from ..segments import SegmentEncoder, position_key, segment_ending, turn_segments, unseen_outcome
+from ..segments import (
+    SegmentEncoder,
+    played_segment,
+    position_key,
+    segment_ending,
+    turn_segments,
+)
 from ..view import SeatView
 from .base import Agent
 from .checkpoints import card_or_refuse, check_obs_version
@@ -194,16 +200,8 @@ class ValueAgent(Agent):
         """The segment `expert` would play here: the row of `obs` (the listed segments'
         observations) of the position it reaches, if listed."""
         assert self._game is not None and self._expert is not None
-        game, p = self._game.clone(), view.seat
-        while True:
-            action = self._expert.act(game.view())
-            before = game.clone()
-            game.step(action)
-            ending = segment_ending(before, game, action, p)
-            if ending is not None:
-                break
-        mine = ObservationEncoder(view.rules).encode_view(unseen_outcome(before, game, p,
-                                                                           ending))
+        mine = ObservationEncoder(view.rules).encode_view(
+            played_segment(self._game, self._expert).view)
         same = np.flatnonzero((obs == mine).all(axis=1))
         return int(same[0]) if same.size else None
 

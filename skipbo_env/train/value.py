@@ -30,10 +30,10 @@ from .. import checks
 from ..engine import Game
 from ..observation import OBS_VERSION
 from ..players.checkpoints import write_card
-from ..players.registry import make_agent
-from ..players.value import save_value_net
+from ..players.registry import SHIPPED_VALUE, PlayerKind, make_agent, parse_player
+from ..players.value import load_value_agent, save_value_net
 from ..rules import Rules
-from ..segments import Segment, SegmentEncoder, segment_ending, unseen_outcome
+from ..segments import SegmentEncoder, played_segment, segment_ending
 from ..vector import VectorEngine
 from ..vector.rollout import redeal, rollout
 from ..vector.segments import SegmentLister
@@ -53,6 +53,11 @@ class ValueConfig:
     games: int = 4000  # games between experts that the decisions are taken from
     decisions_per_game: int = 10  # segment starts taken from each (at random)
     candidates: int = 16  # segments labelled at each decision (expert's and random others)
+    # A value player (a shipped name or an .npz) whose `guide_top` best-valued segments of each
+    # decision are among the candidates too: the choices a player greedy on those values would
+    # weigh, labelled, so a refit learns to tell them apart (none: expert's and random ones).
+    guide: str | None = None
+    guide_top: int = 8
     rollout_rows: int = 4096  # games the batched engine rolls out at once
     # The label: `lookahead`'s score after the acting seat's next turn (its team's stock lead,
     # win_bonus more for a game won and less for one lost), the mean over `deals` fresh deals
@@ -105,23 +110,52 @@ def _check(cfg: ValueConfig, where: str) -> None:
                      ("rollout_rows", 1), ("epochs", 1), ("batch_size", 1), ("seed", 0),
                      ("deals", 1)):
         checks.integer(getattr(cfg, key), f"{where}: {key}", minimum=low)
+    checks.integer(cfg.guide_top, f"{where}: guide_top", minimum=0)
+    if cfg.guide is not None:
+        _guide(cfg, where)  # a value player's checkpoint that fits the rules
+        checks.integer(cfg.guide_top, f"{where}: guide_top (with a guide)", minimum=0,
+                       maximum=max(0, cfg.candidates - 1))
     if not cfg.hidden or not all(isinstance(h, int) and 0 < h <= 4096 for h in cfg.hidden):
         raise ValueError(f"{where}: hidden must list layer widths in 1..4096, got {cfg.hidden}")
     _rules(cfg)  # the variant, players and rule overrides
 
 
 # -- the samples ------------------------------------------------------------------------------
+def _guide(cfg: ValueConfig, where: str = "config"):
+    """The guide's network (`guide`: a value player's name or .npz path), checked to fit the
+    rules (its card's kind, observation version and input size)."""
+    spec = None
+    if isinstance(cfg.guide, str):
+        try:
+            spec = parse_player(cfg.guide, what="guide")
+        except ValueError as e:
+            raise ValueError(f"{where}: guide: {e}") from None
+    if spec is None or spec.kind is not PlayerKind.VALUE or spec.path is None:
+        raise ValueError(f"{where}: guide must name a value player ({', '.join(SHIPPED_VALUE)} "
+                         f"or an .npz path), got {checks.shown(cfg.guide)}")
+    agent = load_value_agent(spec.path, _rules(cfg))
+    agent.lister(_rules(cfg))  # its input size checked against the rules
+    return agent.net
+
+
+def _candidates(first: int | None, n: int, cfg: ValueConfig, values: np.ndarray | None,
+                rng: np.random.Generator) -> list[int]:
+    """The segments labelled at a decision of `n`: expert's (`first`), the guide's `guide_top`
+    best by `values` (if a guide is set), then others at random, `cfg.candidates` at most."""
+    guided = [] if values is None else [
+        int(i) for i in np.argsort(-values, kind="stable")[:cfg.guide_top + 1]
+        if i != first][:cfg.guide_top]
+    chosen = ([first] if first is not None else []) + guided
+    others = np.setdiff1d(np.arange(n), chosen)
+    room = min(cfg.candidates - 1 - len(guided), len(others))  # one place kept for expert's
+    if room > 0:
+        chosen += [int(i) for i in rng.choice(others, size=room, replace=False)]
+    return chosen
+
+
 def _expert_segment(game: Game, agent, encoder: SegmentEncoder) -> np.ndarray:
     """The observation of the position `expert` reaches from `game` at its segment's end."""
-    g, p = game.clone(), game.current_player
-    while True:
-        action = agent.act(g.view())
-        pre = g.clone()
-        g.step(action)
-        ending = segment_ending(pre, g, action, p)
-        if ending is not None:
-            view = unseen_outcome(pre, g, p, ending)
-            return encoder.encode([Segment((), ending, view)])[0]
+    return encoder.encode([played_segment(game, agent)])[0]
 
 
 def _decisions(rules: Rules, cfg: ValueConfig, rng: np.random.Generator):
@@ -221,6 +255,7 @@ def collect(cfg: ValueConfig, log=print) -> dict:
     rng = np.random.default_rng(cfg.seed)
     lister, encoder = SegmentLister.of(rules), SegmentEncoder(rules)
     rollouts = _Rollouts(rules, cfg, cfg.seed)
+    guide = _guide(cfg) if cfg.guide is not None else None
     xs: list[np.ndarray] = []
     decision: list[int] = []
     expert: list[bool] = []
@@ -232,11 +267,8 @@ def collect(cfg: ValueConfig, log=print) -> dict:
         sequences = [listing.sequence(i) for i in range(n)]
         same = np.flatnonzero((listing.obs[:n] == mine).all(axis=1))
         first = int(same[0]) if same.size else None
-        others = [i for i in range(n) if i != first]
-        pick = list(rng.choice(others, size=min(cfg.candidates - 1, len(others)),
-                               replace=False)) if others else []
-        chosen = ([first] if first is not None else []) + pick
-        for i in chosen:
+        values = guide(listing.obs[:n]) if guide is not None else None
+        for i in _candidates(first, n, cfg, values, rng):
             g = game.clone()
             for action in sequences[i][:-1]:
                 g.step(action)

@@ -41,6 +41,7 @@ from .bundles import (
 )
 from .observe import encode
 from .play_rules import is_over, legal_mask, public_changed, step_game
+from .rollout import _mix  # splitmix64's finaliser: a uint64 scrambled
 
 MAX_CAPACITY = 2**24
 """The segments a lister holds room for at the start, at most (it grows past it as needed)."""
@@ -84,14 +85,6 @@ class Found(NamedTuple):
     obs: np.ndarray  # [capacity, observation] float32
     counts: np.ndarray  # [games] int64: segments of each game
     status: np.ndarray  # [games] int8: OK, TOO_LONG or TOO_MANY
-
-
-@jit(inline="always")
-def _mix(x):
-    """splitmix64's finaliser: a uint64 scrambled."""
-    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return x ^ (x >> np.uint64(31))
 
 
 @jit(inline="always")
