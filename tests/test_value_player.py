@@ -141,6 +141,13 @@ def test_layers_that_do_not_fit_together_are_refused():
         ValueNet([(w0, b0), (w1[:, :3], b1)])
 
 
+def test_a_bias_that_does_not_fit_its_weights_is_refused():
+    rules = Rules.preset("standard", 2)
+    (w0, b0), (w1, b1) = random_layers(rules)
+    with pytest.raises(ValueError, match="bias must fit"):
+        ValueNet([(w0, b0[:3]), (w1, b1)])
+
+
 def test_an_npz_path_names_a_value_player(tmp_path):
     spec = parse_player(str(tmp_path / "mine.npz"), exists=False)
     assert spec.kind is PlayerKind.VALUE

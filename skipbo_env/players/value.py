@@ -55,11 +55,11 @@ class ValueNet:
             raise ValueError("a value network needs at least one layer")
         self.layers = [(np.ascontiguousarray(w, dtype=np.float32).T.copy(),
                         np.asarray(b, dtype=np.float32)) for w, b in layers]
-        for (w, b), (w2, _) in zip(self.layers, self.layers[1:], strict=False):
-            if w.shape[1] != b.shape[0] or w2.shape[0] != w.shape[1]:
-                raise ValueError("the value network's layers do not fit together")
-        if not np.all([w.shape[1] == b.shape[0] for w, b in self.layers]):
+        if any(w.shape[1] != b.shape[0] for w, b in self.layers):
             raise ValueError("each layer's bias must fit its weights")
+        if any(w2.shape[0] != w.shape[1]
+               for (w, _), (w2, _) in zip(self.layers, self.layers[1:], strict=False)):
+            raise ValueError("the value network's layers do not fit together")
         if self.layers[-1][0].shape[1] != 1:
             raise ValueError("the value network's last layer must have one output")
         self.inputs = self.layers[0][0].shape[0]
