@@ -10,7 +10,8 @@ A player name is one of
   ``rllib_standard_2p``): the policy shipped inside the package (``skipbo_env/checkpoints/``,
   found by `shipped_checkpoint` in a checkout and an installed package alike);
 - a value player's checkpoint: a shipped one's name (`SHIPPED_VALUE`: ``value_standard_2p``,
-  ``value_short_2p``, ``value_ffa_3p``) or a path ending in ``.npz``, played by `skipbo_env.players.value`;
+  ``value_short_2p``, ``value_ffa_3p``) or a path ending in ``.npz``, played by
+  `skipbo_env.players.value`;
 - ``lookahead:PATH`` (`SEARCH`): the search player around the policy at checkpoint PATH
   (`lookahead.PolicyLookaheadAgent`), allowed wherever that checkpoint is;
 - ``self_play`` (`SELF_PLAY`), where the caller allows it: frozen copies of the learner in
