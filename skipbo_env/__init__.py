@@ -27,7 +27,7 @@ def _kernel_lister(rules: Rules):
     """The batched engine's segment lister for value players (numba loads at first use)."""
     from .vector.segments import kernel_lister
 
-    return kernel_lister(rules)
+    return kernel_lister(rules, max_table_bits=_value.TABLE_BITS)
 
 
 # The composition root (docs/architecture.md): value players (players/value.py) list their

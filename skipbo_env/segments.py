@@ -168,6 +168,15 @@ def turn_segments(game: Game) -> list[Segment]:
     return list(found.values())
 
 
+class TooManyPositions(RuntimeError):
+    """A segment walk passed a lister's bound on positions (the batched kernel's
+    `max_table_bits`); `games` are the games (rows) whose walk did."""
+
+    def __init__(self, message: str, games: tuple[int, ...] = ()):
+        super().__init__(message)
+        self.games = tuple(int(g) for g in games)
+
+
 def played_segment(game: Game, agent) -> Segment:
     """The segment `agent` (anything with ``act(view)``) plays from `game`: its moves, on a
     copy, until the segment ends, shown as `turn_segments` shows the segment it reaches."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skipbo_env import Rules
+from skipbo_env import ObservationEncoder, Rules
 from skipbo_env.players.value import ValueAgent, ValueNet
 from skipbo_env.vector import SkipBoVectorEnv, VectorEngine
 from skipbo_env.vector.value import BatchedValuePlayer
@@ -72,3 +72,40 @@ def test_a_value_opponent_for_another_table_is_refused():
 def test_a_missing_value_checkpoint_is_refused_by_name(tmp_path):
     with pytest.raises(ValueError, match="nothing.npz"):
         SkipBoVectorEnv("standard", 2, num_envs=2, opponents=str(tmp_path / "nothing.npz"))
+
+
+def _crowded_masters_game():
+    """A Masters position (four players, stock 8) whose walk passes 2**15 positions."""
+    from positions import expert_positions, segment_count
+
+    rules = Rules.preset("masters", 4, stock_size=8)
+    for game in expert_positions(rules, games=2, every=5):
+        if segment_count(rules, game) == float("inf"):
+            return rules, game.clone()
+    raise AssertionError("no crowded position found")
+
+
+def test_past_the_walk_bound_the_value_agent_plays_experts_move_and_counts_it(monkeypatch):
+    import skipbo_env.players.value as value
+    from skipbo_env.players.registry import make_agent
+
+    monkeypatch.setattr(value, "TABLE_BITS", 16)
+    rules, game = _crowded_masters_game()
+    agent = ValueAgent(random_net(ObservationEncoder(rules).size), rules)
+    assert agent.act(game.view()) == make_agent("expert", rules=rules).act(game.view())
+    assert agent.fallbacks == 1
+
+
+def test_past_the_walk_bound_the_batched_value_player_plays_experts_move(monkeypatch):
+    import skipbo_env.vector.value as batched
+
+    monkeypatch.setattr(batched, "TABLE_BITS", 16)
+    rules, game = _crowded_masters_game()
+    engine = VectorEngine.of(rules, num_games=3, autoreset=False)
+    engine.reset(seed=1)
+    engine.set_game(1, game)
+    player = BatchedValuePlayer(random_net(engine.obs_size), engine)
+    expert = engine.scripted_actions("expert,expert,expert,expert")[1]
+    actions = player.actions(np.arange(3))
+    assert actions[1] == expert and player.fallbacks == 1
+    assert all(engine.masks[g, actions[g]] for g in range(3))

@@ -27,6 +27,7 @@ from ..observation import ObservationEncoder
 from ..rules import Rules
 from ..segments import (
     SegmentEncoder,
+    TooManyPositions,
     played_segment,
     position_key,
     segment_ending,
@@ -38,6 +39,11 @@ from .checkpoints import card_or_refuse, check_obs_version
 from .scripted import ExpertAgent
 
 MAX_LAYERS = 8
+TABLE_BITS = 19
+"""The value players' bound on one decision's walk: at most 2**18 positions (the batched
+kernel's `max_table_bits`), about half a gigabyte of observations at the most. A decision past
+it (none in the standard game's measured decisions, whose largest has 14,003 segments; a
+Masters one can have a million) is played by `expert`, one move, and counted in `fallbacks`."""
 MAX_SAMPLES = 1024  # outcomes a chance-ending segment's value is averaged over, at most
 MAX_TOP = 1 << 20
 CHANCE_ENDINGS = ("stock", "refill")  # endings whose outcome the seat sees once it resolves
@@ -127,7 +133,8 @@ class ValueAgent(Agent):
         # one's value beats it by more than `margin` (the network overrules `expert` only where
         # it is sure).
         self.margin = None if margin is None else checks.number(margin, "margin", minimum=0)
-        self._expert = ExpertAgent(seed) if margin is not None else None
+        self._expert = ExpertAgent(seed)  # its segment (margin) and its move (past the bound)
+        self.fallbacks = 0  # moves played by `expert`: their decision's walk passed TABLE_BITS
         self._listers: dict[Rules, Lister] = {}
         self._plan: list[int] = []
         self._expect: tuple | None = None
@@ -160,7 +167,12 @@ class ValueAgent(Agent):
         if self._plan and self._expect == position_key(view) and \
                 self._plan[0] in view.legal_actions:
             return self._next(view)
-        sequences, values = self.evaluate(view)
+        try:
+            sequences, values = self.evaluate(view)
+        except TooManyPositions:
+            self.fallbacks += 1
+            self._plan, self._expect, self._game = [], None, None
+            return self._expert.act(view)
         if self.samples:
             values = self.averaged(view, sequences, values)
         best = int(np.argmax(values))

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import checks
 from ..rules import Rules
+from ..segments import TooManyPositions
 from . import threads
 from .batched import VectorEngine
 from .bundles import (
@@ -341,10 +342,6 @@ class Listing(NamedTuple):
         return tuple(int(a) for a in self.actions[row, :self.length[row]])
 
 
-class TooManyPositions(RuntimeError):
-    """A game's walk passed the lister's bound on positions (`max_table_bits`)."""
-
-
 class SegmentLister:
     """Lists the segments of the games of a `VectorEngine` (`list`), or of one reference game
     (`list_game`), with this module's kernel on the engine's threads."""
@@ -449,7 +446,8 @@ class SegmentLister:
                 raise RuntimeError(f"game {g}: a segment of over {MAX_MOVES} moves "
                                    f"(skipbo_env.vector.segments limits)")
             raise TooManyPositions(f"game {g}: over {2**self.max_table_bits // 2:,} positions "
-                                   f"to walk (SegmentLister's max_table_bits)")
+                                   f"to walk (SegmentLister's max_table_bits)",
+                                   games=tuple(np.flatnonzero(out.status == TOO_MANY).tolist()))
         index = np.lexsort((out.order[:listed], out.game[:listed]))
         offsets = np.zeros(games + 1, dtype=np.int64)
         np.cumsum(out.counts, out=offsets[1:])
@@ -475,10 +473,12 @@ class Sequences:
         return tuple(int(a) for a in self.actions[i, :self.length[i]])
 
 
-def kernel_lister(rules: Rules):
+def kernel_lister(rules: Rules, max_table_bits: int = MAX_TABLE_BITS):
     """A segment lister of games of `rules` (`players.value.Lister`) on this module's kernel:
-    the reference's sequences and observations (tests/test_vector_segments.py)."""
-    lister = SegmentLister.of(rules)
+    the reference's sequences and observations (tests/test_vector_segments.py); a walk past
+    `max_table_bits` raises `TooManyPositions`."""
+    lister = SegmentLister(VectorEngine.of(rules, num_games=1, autoreset=False),
+                           max_table_bits=max_table_bits)
 
     def listed(game) -> tuple[Sequences, np.ndarray]:
         listing = lister.list_game(game)

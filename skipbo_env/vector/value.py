@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..players.value import ValueNet
+from ..players.value import TABLE_BITS, ValueNet
+from ..segments import TooManyPositions
 from .batched import VectorEngine
 from .segments import MAX_MOVES, SegmentLister
 
@@ -31,12 +32,13 @@ class BatchedValuePlayer:
     def bind(self, engine: VectorEngine) -> None:
         """Play in the games of `engine` from now on (plans in progress are dropped)."""
         self.engine = engine
-        self.lister = SegmentLister(engine)
+        self.lister = SegmentLister(engine, max_table_bits=TABLE_BITS)
         n = engine.num_games
         self.plans = np.zeros((n, MAX_MOVES), dtype=np.int16)
         self.length = np.zeros(n, dtype=np.int64)  # moves in each row's plan
         self.done = np.zeros(n, dtype=np.int64)  # moves of it already played
         self.seat = np.full(n, -1, dtype=np.int64)  # the seat it was made for
+        self.fallbacks = 0  # moves played by `expert` (the walk passed TABLE_BITS), as ValueAgent
 
     def forget(self) -> None:
         """Drop every plan (new deals)."""
@@ -47,7 +49,20 @@ class BatchedValuePlayer:
         """A fresh plan for each of games `rows`: its best segment's moves."""
         want = np.zeros(self.engine.num_games, dtype=bool)
         want[rows] = True
-        listing = self.lister.list(want)
+        try:
+            listing = self.lister.list(want)
+        except TooManyPositions as e:  # those games play expert's move, as ValueAgent does
+            crowded = np.array(e.games, dtype=np.int64)
+            names = ",".join(["expert"] * self.engine.rules.num_players)
+            self.plans[crowded, 0] = self.engine.scripted_actions(names)[crowded]
+            self.length[crowded] = 1
+            self.done[crowded] = 0
+            self.seat[crowded] = self.engine.seats[crowded]
+            self.fallbacks += len(crowded)
+            rows = np.setdiff1d(rows, crowded)
+            if rows.size:
+                self.plan(rows)
+            return
         counts = np.diff(listing.offsets)[rows]
         if (counts == 0).any():
             g = int(rows[np.flatnonzero(counts == 0)[0]])
