@@ -21,7 +21,7 @@ from skipbo_env import Game
 from skipbo_env.arena.stats import wilson
 from skipbo_env.players.checkpoints import card_rules, model_card
 from skipbo_env.players.registry import checkpoint_file, make_agent
-from skipbo_env.players.value import ValueAgent, read_value_net
+from skipbo_env.players.value import ValueAgent, load_value_agent
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     path = checkpoint_file(args.player)
     card = model_card(path) or {}
     rules = card_rules(card, path)
-    net = read_value_net(path)
+    net = load_value_agent(path, rules).net
     print(f"{args.player}: {rules.variant}, {rules.num_players} players, stock "
           f"{rules.stock_size}; {args.games} seat-rotated games against expert")
     for word in args.margins.split(","):

@@ -34,6 +34,41 @@ def test_a_tiny_run_trains_saves_loads_and_plays(tmp_path):
         game.step(agents[game.current_player].act(game.view()))
 
 
+def test_a_run_that_reads_gaps_features_trains_saves_loads_and_plays(tmp_path):
+    cfg = load_value_config(write(tmp_path, features="gaps", rules={"stock_size": 5}))
+    path = train_value(cfg, str(tmp_path / "out"), log=lambda line: None)
+    card = json.loads((tmp_path / "out" / "tiny.json").read_text())
+    assert card["network"]["features"] == "gaps"
+    rules = Rules.preset("standard", 2, stock_size=5)
+    agents = [make_agent(path, rules=rules), make_agent("expert", rules=rules)]
+    assert agents[0].net.features == "gaps"
+    game = Game(rules, seed=0)
+    while not game.is_over:
+        game.step(agents[game.current_player].act(game.view()))
+
+
+def test_a_card_naming_unknown_features_is_refused(tmp_path):
+    cfg = load_value_config(write(tmp_path, rules={"stock_size": 5}))
+    path = train_value(cfg, str(tmp_path / "out"), log=lambda line: None)
+    card_path = tmp_path / "out" / "tiny.json"
+    card = json.loads(card_path.read_text())
+    card["network"]["features"] = "colour"
+    card_path.write_text(json.dumps(card))
+    with pytest.raises(ValueError, match="network.features"):
+        make_agent(path, rules=Rules.preset("standard", 2, stock_size=5))
+
+
+def test_workers_share_the_games_and_number_the_decisions_in_order(tmp_path):
+    cfg = load_value_config(write(tmp_path, workers=2, games=3))
+    data = collect(cfg, log=lambda line: None)
+    ids = np.unique(data["decision"])
+    assert np.array_equal(ids, np.arange(len(ids)))  # joined without overlap or gap
+    assert np.all(np.diff(data["decision"]) >= 0)
+    assert data["expert"].sum() == len(ids) == 9  # 3 games' 3 decisions each
+    again = collect(cfg, log=lambda line: None)
+    assert np.array_equal(data["x"], again["x"]) and np.array_equal(data["y"], again["y"])
+
+
 def test_labels_lie_within_the_tanh_range_and_expert_choices_are_marked(tmp_path):
     cfg = load_value_config(write(tmp_path))
     data = collect(cfg, log=lambda line: None)
@@ -51,7 +86,9 @@ def test_collecting_twice_with_one_seed_gives_the_same_samples(tmp_path):
 @pytest.mark.parametrize("key,value,message", [
     ("games", 0, "games"), ("candidates", -1, "candidates"), ("deals", 0, "deals"),
     ("hidden", [0], "hidden"), ("validation", 0.9, "validation"), ("label_scale", 0, "label_scale"),
-    ("variant", "poker", "variant"), ("name", "../x", "name"), ("epochs", "2", "epochs")])
+    ("variant", "poker", "variant"), ("name", "../x", "name"), ("epochs", "2", "epochs"),
+    ("features", "colour", "features"), ("features", 3, "features"), ("workers", 0, "workers"),
+    ("workers", 65, "workers")])
 def test_a_bad_value_config_names_its_key(tmp_path, key, value, message):
     with pytest.raises(ValueError, match=message):
         load_value_config(write(tmp_path, **{key: value}))

@@ -8,23 +8,26 @@ import pytest
 
 from skipbo_env import ObservationEncoder, Rules
 from skipbo_env.players.value import ValueAgent, ValueNet
+from skipbo_env.players.value_features import GapFeatures
 from skipbo_env.vector import SkipBoVectorEnv, VectorEngine
 from skipbo_env.vector.value import BatchedValuePlayer
 
 
-def random_net(inputs: int, seed: int = 0) -> ValueNet:
+def random_net(inputs: int, seed: int = 0, features: str | None = None) -> ValueNet:
     rng = np.random.default_rng(seed)
     return ValueNet([(rng.normal(0, 0.3, (16, inputs)), rng.normal(0, 0.1, 16)),
-                     (rng.normal(0, 0.3, (1, 16)), np.zeros(1))])
+                     (rng.normal(0, 0.3, (1, 16)), np.zeros(1))], features=features)
 
 
-def test_a_batched_value_player_plans_the_value_agents_segment_in_every_game():
+@pytest.mark.parametrize("features", [None, "gaps"])
+def test_a_batched_value_player_plans_the_value_agents_segment_in_every_game(features):
     rules = Rules.preset("standard", 2, stock_size=10)
     engine = VectorEngine.of(rules, num_games=40, autoreset=False)
     engine.reset(seed=5)
     for _ in range(23):
         engine.step(engine.scripted_actions("expert,greedy"))
-    net = random_net(engine.obs_size)
+    width = GapFeatures(rules).width if features else 0
+    net = random_net(engine.obs_size + width, features=features)
     player = BatchedValuePlayer(net, engine)
     rows = np.flatnonzero(~(engine.terminated | engine.truncated))
     assert rows.size > 30

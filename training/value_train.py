@@ -15,14 +15,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default="runs/value", help="folder for <name>.npz and .json")
     parser.add_argument("--samples", help="an .npz the collected samples are written to, or read "
                         "from when it exists (to fit again without collecting)")
+    parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"),
+                        help="torch device of the fit")
     args = parser.parse_args(argv)
     try:
         cfg = load_value_config(args.config)
     except (OSError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    if args.device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            print("error: --device cuda: torch sees no CUDA device here", file=sys.stderr)
+            return 2
     path = train_value(cfg, args.out, log=lambda line: print(line, flush=True),
-                       samples=args.samples)
+                       samples=args.samples, device=args.device)
     print(f"saved {path}")
     return 0
 

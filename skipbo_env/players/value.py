@@ -37,6 +37,7 @@ from ..view import SeatView
 from .base import Agent
 from .checkpoints import card_or_refuse, check_obs_version
 from .scripted import ExpertAgent
+from .value_features import FEATURE_SETS, GapFeatures, features_for
 
 MAX_LAYERS = 8
 TABLE_BITS = 19
@@ -54,9 +55,17 @@ ACTIVATION = "relu"
 
 class ValueNet:
     """An MLP in numpy: ``tanh(W_k relu(... relu(W_1 x + b_1)) + b_k)``, a value in [-1, 1]
-    (+1: the acting seat wins). `layers` are (weight [out, in], bias [out]) pairs."""
+    (+1: the acting seat wins). `layers` are (weight [out, in], bias [out]) pairs. `features`
+    names inputs computed from the observation and read beside it (`value_features`); such a
+    network is `prepare`d for the rules it plays before it is called."""
 
-    def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]]):
+    def __init__(self, layers: Sequence[tuple[np.ndarray, np.ndarray]],
+                 features: str | None = None):
+        if features is not None and features not in FEATURE_SETS:
+            raise ValueError(f"unknown value-network features {checks.shown(features)}; the "
+                             f"sets are {list(FEATURE_SETS)} (or none)")
+        self.features = features
+        self._extend: GapFeatures | None = None
         if not layers:
             raise ValueError("a value network needs at least one layer")
         self.layers = [(np.ascontiguousarray(w, dtype=np.float32).T.copy(),
@@ -70,8 +79,30 @@ class ValueNet:
             raise ValueError("the value network's last layer must have one output")
         self.inputs = self.layers[0][0].shape[0]
 
+    def prepare(self, rules: Rules, path: str = "") -> None:
+        """Check that the network reads the observations of `rules` (and its features of them)
+        and compute those features from now on; ValueError naming the sizes if it does not."""
+        size = ObservationEncoder(rules).size
+        extend = features_for(self.features, rules)
+        want = size + (extend.width if extend is not None else 0)
+        if want != self.inputs:
+            extra = f" and {self.features} features" if extend is not None else ""
+            raise ValueError(f"value network {path} reads {self.inputs} inputs, but "
+                             f"{rules.variant} with {rules.num_players} players observes "
+                             f"{size}{extra} ({want})")
+        if extend is not None and self._extend is not None and \
+                self._extend.layout != extend.layout:
+            raise ValueError(f"value network {path} is prepared for another layout of "
+                             f"{size} entries already")
+        self._extend = extend
+
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        """Values of the rows of x (float32 [rows, inputs]) as float32 [rows]."""
+        """Values of the rows of x (float32 [rows, observation size]) as float32 [rows]."""
+        if self.features is not None:
+            if self._extend is None:
+                raise RuntimeError(f"a value network that reads {self.features} features is "
+                                   f"prepared for its rules (prepare) before it is called")
+            x = self._extend(x)
         h = x
         for w, b in self.layers[:-1]:
             h = h @ w
@@ -147,11 +178,7 @@ class ValueAgent(Agent):
         """The segment lister for `rules`, once the network's input size is checked."""
         lister = self._listers.get(rules)
         if lister is None:
-            size = ObservationEncoder(rules).size
-            if size != self.net.inputs:
-                raise ValueError(f"value network {self.path} reads {self.net.inputs} inputs, "
-                                 f"but {rules.variant} with {rules.num_players} players "
-                                 f"observes {size}")
+            self.net.prepare(rules, self.path)
             lister = self._listers[rules] = lister_for(rules)
         return lister
 
@@ -245,9 +272,10 @@ def save_value_net(path: str, layers: Sequence[tuple[np.ndarray, np.ndarray]]) -
     os.replace(part, path)
 
 
-def read_value_net(path: str) -> ValueNet:
-    """The network in the ``.npz`` at `path`, read without unpickling anything; ValueError
-    naming what is wrong with a missing, corrupt or oversized file."""
+def read_value_net(path: str, features: str | None = None) -> ValueNet:
+    """The network in the ``.npz`` at `path` (reading `features` beside the observation: its
+    card's ``network.features``), read without unpickling anything; ValueError naming what is
+    wrong with a missing, corrupt or oversized file."""
     if not os.path.isfile(path):
         raise ValueError(f"value network {path} does not exist")
     if not zipfile.is_zipfile(path):
@@ -279,7 +307,7 @@ def read_value_net(path: str) -> ValueNet:
         if str(e).startswith("value network"):
             raise
         raise ValueError(f"value network {path} is not a plain array file: {e}") from None
-    return ValueNet(layers)
+    return ValueNet(layers, features)
 
 
 def load_value_agent(path: str, rules: Rules | None = None, seed: int = 0) -> ValueAgent:
@@ -291,4 +319,9 @@ def load_value_agent(path: str, rules: Rules | None = None, seed: int = 0) -> Va
         raise ValueError(f"model card of {path} is not a value network's (its kind is "
                          f"{card.get('kind')!r}, not 'value')")
     check_obs_version(card, path)
-    return ValueAgent(read_value_net(path), rules, seed, path)
+    network = card.get("network", {})
+    features = network.get("features") if isinstance(network, dict) else None
+    if features is not None and features not in FEATURE_SETS:
+        raise ValueError(f"model card of {path}: network.features must be one of "
+                         f"{list(FEATURE_SETS)} or absent, got {checks.shown(features)}")
+    return ValueAgent(read_value_net(path, features), rules, seed, path)

@@ -32,6 +32,7 @@ from ..observation import OBS_VERSION
 from ..players.checkpoints import write_card
 from ..players.registry import SHIPPED_VALUE, PlayerKind, make_agent, parse_player
 from ..players.value import load_value_agent, save_value_net
+from ..players.value_features import FEATURE_SETS, features_for
 from ..rules import Rules
 from ..segments import SegmentEncoder, played_segment, segment_ending
 from ..vector import VectorEngine
@@ -66,6 +67,12 @@ class ValueConfig:
     win_bonus: float = 10.0
     label_scale: float = 20.0
     hidden: tuple[int, ...] = (256, 256)
+    # Inputs computed from the observation and read beside it (players/value_features.py:
+    # "gaps"), or none: the observation alone.
+    features: str | None = None
+    # Processes the decisions are collected in: each plays its share of `games` from its own
+    # seed (1: one process, the samples of the seed alone; another count gives other samples).
+    workers: int = 1
     epochs: int = 6
     batch_size: int = 1024
     learning_rate: float = 3e-4
@@ -108,9 +115,14 @@ def _check(cfg: ValueConfig, where: str) -> None:
     checks.number(cfg.label_scale, f"{where}: label_scale", above=0.0)
     for key, low in (("games", 1), ("decisions_per_game", 1), ("candidates", 1),
                      ("rollout_rows", 1), ("epochs", 1), ("batch_size", 1), ("seed", 0),
-                     ("deals", 1)):
+                     ("deals", 1), ("workers", 1)):
         checks.integer(getattr(cfg, key), f"{where}: {key}", minimum=low)
     checks.integer(cfg.guide_top, f"{where}: guide_top", minimum=0)
+    if cfg.workers > 64:
+        raise ValueError(f"{where}: workers must be at most 64, got {cfg.workers}")
+    if cfg.features is not None and cfg.features not in FEATURE_SETS:
+        raise ValueError(f"{where}: features must be one of {list(FEATURE_SETS)} or absent, "
+                         f"got {checks.shown(cfg.features)}")
     if cfg.guide is not None:
         _guide(cfg, where)  # a value player's checkpoint that fits the rules
         checks.integer(cfg.guide_top, f"{where}: guide_top (with a guide)", minimum=0,
@@ -158,9 +170,9 @@ def _expert_segment(game: Game, agent, encoder: SegmentEncoder) -> np.ndarray:
     return encoder.encode([played_segment(game, agent)])[0]
 
 
-def _decisions(rules: Rules, cfg: ValueConfig, rng: np.random.Generator):
-    """Positions at segment starts of games between `expert`s, `decisions_per_game` a game."""
-    for k in range(cfg.games):
+def _decisions(rules: Rules, games: int, per_game: int, rng: np.random.Generator):
+    """Positions at segment starts of `games` games between `expert`s, `per_game` a game."""
+    for k in range(games):
         game = Game(rules, seed=int(rng.integers(2**63)))
         agents = [make_agent("expert", seed=int(rng.integers(2**31)), rules=rules)
                   for _ in range(rules.num_players)]
@@ -174,8 +186,7 @@ def _decisions(rules: Rules, cfg: ValueConfig, rng: np.random.Generator):
                 game.step(action)
                 if segment_ending(pre, game, action, p) is not None:
                     break
-        take = rng.choice(len(starts), size=min(cfg.decisions_per_game, len(starts)),
-                          replace=False)
+        take = rng.choice(len(starts), size=min(per_game, len(starts)), replace=False)
         for i in sorted(take):
             yield k, starts[i], agents[starts[i].current_player]
 
@@ -250,17 +261,48 @@ def _rows(state, rows: int):
 
 def collect(cfg: ValueConfig, log=print) -> dict:
     """The samples of `cfg` as arrays: ``x`` (float16 observations), ``y`` (labels),
-    ``decision`` (the decision each came from), ``expert`` (1 for expert's own choice)."""
+    ``decision`` (the decision each came from), ``expert`` (1 for expert's own choice). With
+    `workers` above 1, each process collects its share of the games from its own seed
+    (`_shard_seed`) and the shares are joined in order."""
+    if cfg.workers == 1:
+        return _collect(cfg, cfg.games, cfg.seed, log)
+    import multiprocessing
+
+    shares = [cfg.games // cfg.workers + (i < cfg.games % cfg.workers)
+              for i in range(cfg.workers)]
+    jobs = [(cfg, games, _shard_seed(cfg.seed, i)) for i, games in enumerate(shares) if games]
+    with multiprocessing.get_context("spawn").Pool(len(jobs)) as pool:
+        parts = pool.starmap(_collect_quietly, jobs)
+    offset = 0
+    for part in parts:
+        part["decision"] += offset
+        offset = int(part["decision"].max()) + 1 if len(part["decision"]) else offset
+    log(f"{len(parts)} workers: decisions {offset:,}")
+    return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
+
+
+def _shard_seed(seed: int, shard: int) -> int:
+    """The seed of worker `shard` of a run seeded `seed` (below 2**63)."""
+    state = np.random.SeedSequence([seed, shard]).generate_state(2, dtype=np.uint64)
+    return int(state[0] >> np.uint64(1))
+
+
+def _collect_quietly(cfg: ValueConfig, games: int, seed: int) -> dict:
+    return _collect(cfg, games, seed, log=lambda line: None)
+
+
+def _collect(cfg: ValueConfig, games: int, seed: int, log) -> dict:
+    """`games` games' samples from `seed` (`collect`)."""
     rules = _rules(cfg)
-    rng = np.random.default_rng(cfg.seed)
+    rng = np.random.default_rng(seed)
     lister, encoder = SegmentLister.of(rules), SegmentEncoder(rules)
-    rollouts = _Rollouts(rules, cfg, cfg.seed)
+    rollouts = _Rollouts(rules, cfg, seed)
     guide = _guide(cfg) if cfg.guide is not None else None
     xs: list[np.ndarray] = []
     decision: list[int] = []
     expert: list[bool] = []
     start = time.time()
-    for d, (k, game, agent) in enumerate(_decisions(rules, cfg, rng)):
+    for d, (k, game, agent) in enumerate(_decisions(rules, games, cfg.decisions_per_game, rng)):
         listing = lister.list_game(game)
         n = int(listing.offsets[1])
         mine = _expert_segment(game, agent, encoder)
@@ -277,7 +319,7 @@ def collect(cfg: ValueConfig, log=print) -> dict:
             decision.append(d)
             expert.append(i == first)
         if (d + 1) % 2000 == 0:
-            log(f"decisions {d + 1:,}, samples {len(xs):,}, game {k + 1:,}/{cfg.games:,}, "
+            log(f"decisions {d + 1:,}, samples {len(xs):,}, game {k + 1:,}/{games:,}, "
                 f"{time.time() - start:,.0f} s")
     rollouts.flush()
     y = np.array([rollouts.labels[i] for i in range(len(xs))], dtype=np.float32)
@@ -304,14 +346,27 @@ def _losses(f, y, local, count: int):
     from its decision's mean with the label's (what the player's choice rests on)."""
     import torch
 
-    n = torch.zeros(count).index_add_(0, local, torch.ones_like(f))
-    mf = torch.zeros(count).index_add_(0, local, f) / n
-    my = torch.zeros(count).index_add_(0, local, y) / n
+    n = torch.zeros(count, device=f.device).index_add_(0, local, torch.ones_like(f))
+    mf = torch.zeros(count, device=f.device).index_add_(0, local, f) / n
+    my = torch.zeros(count, device=f.device).index_add_(0, local, y) / n
     within = (((f - mf[local]) - (y - my[local])) ** 2).mean()
     return within, ((f - y) ** 2).mean()
 
 
-def fit(cfg: ValueConfig, data: dict, log=print) -> tuple[list, list[dict]]:
+def inputs(cfg: ValueConfig, x: np.ndarray, chunk: int = 65536) -> np.ndarray:
+    """The network's inputs (float32) for observations `x`: with `features`, those computed
+    from each observation beside it (`players.value_features`)."""
+    extend = features_for(cfg.features, _rules(cfg))
+    if extend is None:
+        return x.astype(np.float32)
+    out = np.empty((len(x), extend.size + extend.width), dtype=np.float32)
+    for k in range(0, len(x), chunk):
+        out[k:k + chunk] = extend(x[k:k + chunk].astype(np.float32))
+    return out
+
+
+def fit(cfg: ValueConfig, data: dict, log=print,
+        device: str = "cpu") -> tuple[list, list[dict]]:
     """Fit the MLP to `data` (rows grouped by decision): the loss is the within-decision error
     (`_losses`) plus `value_weight` times the plain squared error. Returns its layers as
     (weight, bias) numpy pairs, from the epoch with the lowest held-out within-decision loss,
@@ -327,13 +382,13 @@ def fit(cfg: ValueConfig, data: dict, log=print) -> tuple[list, list[dict]]:
     ends = np.r_[starts[1:], len(decision)]
     ids = np.arange(len(starts))
     held = (ids * 2654435761 % 1000) < cfg.validation * 1000
-    x = torch.from_numpy(data["x"].astype(np.float32))
-    y = torch.from_numpy(data["y"])
+    x = torch.from_numpy(inputs(cfg, data["x"])).to(device)
+    y = torch.from_numpy(data["y"]).to(device)
     widths = [x.shape[1], *cfg.hidden]
     layers: list[nn.Module] = []
     for a, b in itertools.pairwise(widths):
         layers += [nn.Linear(a, b), nn.ReLU()]
-    net = nn.Sequential(*layers, nn.Linear(widths[-1], 1), nn.Tanh())
+    net = nn.Sequential(*layers, nn.Linear(widths[-1], 1), nn.Tanh()).to(device)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate,
                            weight_decay=cfg.weight_decay)
     curve: list[dict] = []
@@ -342,8 +397,10 @@ def fit(cfg: ValueConfig, data: dict, log=print) -> tuple[list, list[dict]]:
     for epoch in range(cfg.epochs):
         total, seen = 0.0, 0
         for rows, local in _decision_batches(starts, ends, ids[~held], cfg.batch_size, rng):
-            f = net(x[rows]).squeeze(1)
-            within, plain = _losses(f, y[rows], torch.from_numpy(local), int(local[-1]) + 1)
+            at = torch.from_numpy(rows).to(device)
+            f = net(x[at]).squeeze(1)
+            within, plain = _losses(f, y[at], torch.from_numpy(local).to(device),
+                                    int(local[-1]) + 1)
             loss = within + cfg.value_weight * plain
             opt.zero_grad()
             loss.backward()
@@ -361,7 +418,7 @@ def fit(cfg: ValueConfig, data: dict, log=print) -> tuple[list, list[dict]]:
     assert best_state is not None
     net.load_state_dict(best_state)
     linear = [m for m in net if isinstance(m, nn.Linear)]
-    return [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy())
+    return [(m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy())
             for m in linear], curve
 
 
@@ -374,10 +431,11 @@ def _held_out(net, x, y, starts, ends, ids) -> dict:
                 "held_out_regret": float("nan")}
     rows = np.concatenate([np.arange(starts[d], ends[d]) for d in ids])
     local = np.repeat(np.arange(len(ids)), ends[ids] - starts[ids])
+    at = torch.from_numpy(rows).to(x.device)
     with torch.no_grad():
-        f = net(x[rows]).squeeze(1)
-        within, plain = _losses(f, y[rows], torch.from_numpy(local), len(ids))
-    fv, yv = f.numpy(), y[rows].numpy()
+        f = net(x[at]).squeeze(1)
+        within, plain = _losses(f, y[at], torch.from_numpy(local).to(x.device), len(ids))
+    fv, yv = f.cpu().numpy(), y[at].cpu().numpy()
     regret = [yv[a:b].max() - yv[a + int(np.argmax(fv[a:b]))]
               for a, b in zip(np.r_[0, np.cumsum(ends[ids] - starts[ids])[:-1]],
                               np.cumsum(ends[ids] - starts[ids]))]
@@ -385,10 +443,11 @@ def _held_out(net, x, y, starts, ends, ids) -> dict:
             "held_out_regret": float(np.mean(regret))}
 
 
-def train_value(cfg: ValueConfig, out_dir: str, log=print, samples: str | None = None) -> str:
-    """Collect, fit and save ``out_dir/<name>.npz`` with its model card; returns the path.
-    `samples`: an ``.npz`` of collected samples, written after collecting, or read instead of
-    collecting when it exists (to fit again)."""
+def train_value(cfg: ValueConfig, out_dir: str, log=print, samples: str | None = None,
+                device: str = "cpu") -> str:
+    """Collect, fit (on torch's `device`) and save ``out_dir/<name>.npz`` with its model
+    card; returns the path. `samples`: an ``.npz`` of collected samples, written after
+    collecting, or read instead of collecting when it exists (to fit again)."""
     os.makedirs(out_dir, exist_ok=True)
     start = time.time()
     if samples and os.path.isfile(samples):
@@ -401,13 +460,14 @@ def train_value(cfg: ValueConfig, out_dir: str, log=print, samples: str | None =
             np.savez(samples, **data)
     collected = time.time() - start
     log(f"samples {len(data['y']):,} in {collected:,.0f} s")
-    layers, curve = fit(cfg, data, log)
+    layers, curve = fit(cfg, data, log, device)
     path = os.path.join(out_dir, f"{cfg.name}.npz")
     save_value_net(path, layers)
     rules = _rules(cfg)
     card = {"kind": "value", "name": cfg.name, "rules": rules.to_dict(),
             "obs_version": OBS_VERSION, "network": {"hidden": list(cfg.hidden),
-                                                    "activation": "relu", "output": "tanh"},
+                                                    "activation": "relu", "output": "tanh",
+                                                    "features": cfg.features},
             "config": asdict(cfg), "samples": len(data["y"]),
             "decisions": int(data["decision"].max() + 1),
             "collect_seconds": collected, "fit": curve,

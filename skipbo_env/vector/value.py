@@ -22,10 +22,7 @@ class BatchedValuePlayer:
     """Plays `net`'s best segment in the games of `engine` it is asked to move in."""
 
     def __init__(self, net: ValueNet, engine: VectorEngine, path: str = ""):
-        if net.inputs != engine.obs_size:
-            raise ValueError(f"value network {path} reads {net.inputs} inputs, but "
-                             f"{engine.rules.variant} with {engine.rules.num_players} players "
-                             f"observes {engine.obs_size}")
+        net.prepare(engine.rules, path)
         self.net, self.path = net, path
         self.bind(engine)
 
