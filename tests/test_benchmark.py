@@ -270,3 +270,36 @@ def test_an_exploit_directory_that_is_a_file_or_not_a_run_is_refused_and_kept(tm
                             capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert result.returncode == 2 and "was not made by a training run" in result.stderr
     assert (other / "exploit" / "short_2p_exploit_random" / "notes.txt").read_text() == "keep"
+
+
+def _bench_out(out, *extra):
+    return subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "benchmark", "short_2p",
+                           "--player", "greedy", "--games", "1", "--workers", "1", "--quiet",
+                           "--out", str(out), *extra], capture_output=True, text=True,
+                          timeout=600, cwd=ROOT)
+
+
+def test_a_benchmark_never_writes_over_earlier_results_unless_forced(tmp_path):
+    first = _bench_out(tmp_path)
+    assert first.returncode == 0, first.stderr
+    before = {p: (tmp_path / p).read_bytes() for p in ("short_2p.json", "short_2p.md")}
+    (tmp_path / "short_2p.md").write_text("my notes")  # what a user keeps there
+    again = _bench_out(tmp_path)
+    assert again.returncode == 2 and "exists already" in again.stderr
+    assert "--force" in again.stderr and again.stdout == ""  # refused before any game
+    assert (tmp_path / "short_2p.md").read_text() == "my notes"
+    assert (tmp_path / "short_2p.json").read_bytes() == before["short_2p.json"]
+    forced = _bench_out(tmp_path, "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert (tmp_path / "short_2p.md").read_bytes() == before["short_2p.md"]
+
+
+def test_a_benchmark_never_writes_through_a_link_even_when_forced(tmp_path):
+    card = tmp_path / "short_2p_card.json"
+    card.write_text('{"kind": "policy"}')  # a shipped model card of the task's name
+    (tmp_path / "short_2p.json").symlink_to(card)
+    for extra in ((), ("--force",)):
+        result = _bench_out(tmp_path, *extra)
+        assert result.returncode == 2 and "symbolic link" in result.stderr
+        assert card.read_text() == '{"kind": "policy"}'
+        assert not (tmp_path / "short_2p.md").exists()

@@ -24,7 +24,7 @@ PACKAGE = ROOT / "skipbo_env"
 # modules of its own layer or below (the package's __init__ and the versioned module
 # skipbo_v0, the facades, lie above them all). Within a layer the graph must still be a tree.
 LAYERS = [
-    ["checks", "extras", "version"],
+    ["checks", "extras", "files", "version"],
     ["rules"],
     ["actions"],
     ["spec"],

@@ -16,6 +16,7 @@ from ..arena import benchmark as bench
 from ..arena import tournament as harness
 from ..engine import Game
 from ..extras import missing_train_extra
+from ..files import check_target, write_whole
 from ..players.checkpoints import card_rules, check_checkpoint, model_card
 from ..players.registry import checkpoint_file, parse_players
 from ..rules import STALL_OUTCOMES, VARIANTS, Rules
@@ -94,8 +95,7 @@ def tournament(args) -> dict:
         print(harness.format_results(result))
     if args.json:
         try:
-            with open(args.json, "w") as f:
-                json.dump(result, f, indent=1)
+            write_whole(args.json, json.dumps(result, indent=1), replace=True)
         except OSError as e:
             raise ValueError(f"cannot write {args.json}: {e.strerror}") from None
     return result
@@ -129,20 +129,18 @@ def evaluate(args) -> dict:
         results[name] = result
     if args.json:
         try:
-            with open(args.json, "w") as f:
-                json.dump({"checkpoint": args.checkpoint, "rules": rules.to_dict(),
-                           "opponents": results}, f, indent=1)
+            write_whole(args.json, json.dumps({"checkpoint": args.checkpoint,
+                                               "rules": rules.to_dict(),
+                                               "opponents": results}, indent=1), replace=True)
         except OSError as e:
             raise ValueError(f"cannot write {args.json}: {e.strerror}") from None
     return results
 
 
-def benchmark(args) -> dict:
-    """Run the `skipbo benchmark` command: the players on a task, printed as Markdown and
-    written as JSON and Markdown under --out."""
-    from ..train import exploit as best  # the train extra: loaded for --exploit only
-
-    t = bench.task(args.task)
+def _benchmark_plan(args, t, best) -> tuple[int, str]:
+    """Check `skipbo benchmark`'s arguments before any game: the --out directory, every
+    --exploit target, and every result file the run will write (`files.check_target`: none
+    there already unless --force, none a link). Returns the exploit budget and directory."""
     if not args.player and not args.exploit:
         raise ValueError("give --player (players to benchmark) or --exploit (a player to "
                          "train a best response against)")
@@ -166,15 +164,29 @@ def benchmark(args) -> dict:
                              f"{name}: give each target once, or copy one checkpoint to "
                              f"another name")
         names[name] = target
+    if args.out:
+        for stem in ([t.name] if args.player else []) + list(names):
+            for suffix in (".json", ".md"):
+                check_target(os.path.join(args.out, stem + suffix), args.force)
+    return steps, exploit_dir
+
+
+def benchmark(args) -> dict:
+    """Run the `skipbo benchmark` command: the players on a task, printed as Markdown and
+    written as JSON and Markdown under --out."""
+    from ..train import exploit as best  # the train extra: loaded for --exploit only
+
+    t = bench.task(args.task)
+    steps, exploit_dir = _benchmark_plan(args, t, best)
 
     def emit(stem: str, result: dict, text: str) -> dict:
-        """Print one result and write it under --out at once (a later failure keeps it)."""
+        """Print one result and write it under --out at once (a later failure keeps it), each
+        file whole (`files.write_whole`)."""
         print(text, end="", flush=True)
         if args.out:
             try:
                 for suffix, body in ((".json", bench.to_json(result)), (".md", text)):
-                    with open(os.path.join(args.out, stem + suffix), "w") as f:
-                        f.write(body)
+                    write_whole(os.path.join(args.out, stem + suffix), body, args.force)
             except OSError as e:
                 raise ValueError(f"cannot write the results under {args.out}: "
                                  f"{e.strerror}") from None
@@ -257,7 +269,10 @@ def _add_benchmark(sub) -> argparse.ArgumentParser:
                    help="games per pair (default: the task's; fewer is not the protocol)")
     b.add_argument("--workers", type=_positive, default=None)
     b.add_argument("--out", default=None,
-                   help="a directory to write TASK.json and TASK.md into")
+                   help="a directory to write TASK.json and TASK.md into (never over files "
+                        "there already, unless --force; never through a link)")
+    b.add_argument("--force", action="store_true",
+                   help="replace result files already under --out")
     b.add_argument("--quiet", action="store_true", help="no progress bar")
     return b
 

@@ -31,6 +31,7 @@ import numpy as np
 from .. import checks
 from ..actions import ActionLayout
 from ..extras import INSTALL_TRAIN
+from ..files import write_whole
 from ..observation import MAX_PILE_DEPTH, OBS_VERSION, PILE_DEPTH, ObservationEncoder
 from ..rules import Rules
 
@@ -95,13 +96,10 @@ def write_card(path: str, card) -> None:
     """Write `card` (a model card, or a learning curve beside one) to `path` as strict JSON:
     a figure that is not a finite number (a diverged loss, an empty iteration's mean) is
     written as null, so any JSON reader can read the file. The text is made before the file
-    is touched and replaces it whole (written beside it, then renamed), so a card that cannot
-    be written leaves the one before it as it was."""
-    text = json.dumps(finite(card), indent=1, allow_nan=False)
-    part = f"{path}.part"
-    with open(part, "w") as f:
-        f.write(text)
-    os.replace(part, path)
+    is touched and replaces it whole (`files.write_whole`: written to a file created
+    exclusively beside it, then renamed; never through a link), so a card that cannot be
+    written leaves the one before it as it was."""
+    write_whole(path, json.dumps(finite(card), indent=1, allow_nan=False), replace=True)
 
 
 _MODELS: OrderedDict[tuple, object] = OrderedDict()  # loaded policies by path, time, size

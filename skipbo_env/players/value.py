@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import checks
 from ..engine import Game
+from ..files import write_whole
 from ..observation import ObservationEncoder
 from ..rules import Rules
 from ..segments import (
@@ -262,14 +263,13 @@ class ValueAgent(Agent):
 
 def save_value_net(path: str, layers: Sequence[tuple[np.ndarray, np.ndarray]]) -> None:
     """Write the layers as ``w0, b0, w1, b1, ...`` float32 arrays in an ``.npz`` (no pickle),
-    replacing `path` whole."""
+    replacing `path` whole (`files.write_whole`: never through a link)."""
     arrays = {}
     for i, (w, b) in enumerate(layers):
         arrays[f"w{i}"] = np.asarray(w, dtype=np.float32)
         arrays[f"b{i}"] = np.asarray(b, dtype=np.float32)
-    part = f"{path}.part.npz"
-    np.savez(part, **arrays)  # type: ignore[arg-type]  # numpy types the first name
-    os.replace(part, path)
+    write_whole(path, lambda f: np.savez(f, **arrays),  # type: ignore[arg-type]
+                replace=True)
 
 
 def read_value_net(path: str, features: str | None = None) -> ValueNet:

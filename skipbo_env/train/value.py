@@ -234,8 +234,9 @@ class _Rollouts:
         for deal in range(cfg.deals):
             for src, dst in zip(base, work):
                 dst[:] = src
-            keys = _splitmix(self.groups[:rows] * np.uint64(1024) + np.uint64(deal)
-                             + self.seed * np.uint64(0x9E3779B97F4A7C15))
+            with np.errstate(over="ignore"):  # a hash: uint64 arithmetic wraps
+                keys = _splitmix(self.groups[:rows] * np.uint64(1024) + np.uint64(deal)
+                                 + self.seed * np.uint64(0x9E3779B97F4A7C15))
             redeal(work, s.static, s.buffers, seats, keys)
             rollout(work, s.static, s.buffers, last, seats, float(cfg.win_bonus), out)
             total += out
