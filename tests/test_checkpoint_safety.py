@@ -255,3 +255,82 @@ def test_a_model_card_that_is_not_a_regular_file_is_refused_unread(tmp_path):
     path.with_suffix(".json").symlink_to("/dev/zero")
     with pytest.raises(ValueError, match="is not a regular file"):
         load_model(str(path))
+
+
+def _never_built(monkeypatch):
+    """Make building any policy network fail the test: the loader must refuse before."""
+    from sb3_contrib.common.maskable import policies
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the network was built before the checkpoint was refused")
+
+    monkeypatch.setattr(policies.MaskableActorCriticPolicy, "__init__", refuse)
+
+
+def test_a_card_asking_for_another_network_than_its_weights_is_refused_before_building(
+        tmp_path, monkeypatch):
+    path = _copy_with(tmp_path, "wide", {})
+    card = _card(path)
+    card["policy"]["net_arch"] = [4096, 4096, 4096]  # within the bound, not these weights
+    _write_card(path, card)
+    _never_built(monkeypatch)
+    with pytest.raises(ValueError, match="do not fit the network of its model card"):
+        load_model(str(path))
+
+
+def test_a_card_asking_for_a_network_past_the_loaders_bound_is_refused_before_building(
+        tmp_path, monkeypatch):
+    from skipbo_env.players import checkpoints
+
+    path = _copy_with(tmp_path, "huge", {})
+    card = _card(path)
+    card["policy"]["net_arch"] = [8192, 8192, 8192, 8192]  # a 1.7 KB card, gigabytes to build
+    _write_card(path, card)
+    _never_built(monkeypatch)
+    with pytest.raises(ValueError, match="over the .* this loader builds"):
+        load_model(str(path))
+    assert checkpoints.MAX_WEIGHTS_BYTES // 4 < 2 * 3 * 8192 * 8192  # the bound bites here
+
+
+def _with_weights(tmp_path: Path, name: str, change) -> Path:
+    import io
+
+    import torch
+
+    with zipfile.ZipFile(SHIPPED) as z:
+        state = torch.load(io.BytesIO(z.read("policy.pth")), weights_only=True)
+    change(state)
+    buf = io.BytesIO()
+    torch.save(state, buf)
+    return _copy_with(tmp_path, name, {"policy.pth": buf.getvalue()})
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_weights_that_are_not_finite_are_refused_at_load(tmp_path, bad):
+    def spoil(state):
+        state["action_net.bias"][3] = bad
+
+    path = _with_weights(tmp_path, "spoilt", spoil)
+    with pytest.raises(ValueError, match="not finite"):
+        load_model(str(path))
+    with pytest.raises(ValueError, match="not finite"):
+        make_agent(str(path), rules=Rules.preset("short", 2))
+
+
+def test_a_refused_checkpoint_is_remembered_and_not_read_again(tmp_path, monkeypatch):
+    from skipbo_env.players import checkpoints
+
+    path = _copy_with(tmp_path, "refused", {})
+    card = _card(path)
+    card["policy"]["net_arch"] = [64]
+    _write_card(path, card)
+    reads = []
+    real = checkpoints._read_weights
+    monkeypatch.setattr(checkpoints, "_read_weights", lambda p: reads.append(p) or real(p))
+    for _ in range(3):
+        with pytest.raises(ValueError, match="do not fit"):
+            load_model(str(path))
+    assert len(reads) == 1
+    card["policy"]["net_arch"] = [512, 512, 256]  # a changed card is read afresh
+    _write_card(path, card)
+    assert load_model(str(path)) is not None and len(reads) == 2

@@ -270,6 +270,52 @@ def fits_games_of(own: Rules, depth: int, rules: Rules) -> bool:
             and ActionLayout(own).size == ActionLayout(rules).size)
 
 
+def expected_shapes(inputs: int, actions: int, arch: list[int]) -> dict[str, tuple[int, ...]]:
+    """The state dict's tensor shapes of the network a card describes (sb3-contrib's
+    MaskableActorCriticPolicy with separate policy and value MLPs of widths `arch`), by name:
+    what the loader compares the weights with before it builds anything."""
+    shapes: dict[str, tuple[int, ...]] = {}
+    for net in ("policy_net", "value_net"):
+        last = inputs
+        for i, width in enumerate(arch):
+            shapes[f"mlp_extractor.{net}.{2 * i}.weight"] = (width, last)
+            shapes[f"mlp_extractor.{net}.{2 * i}.bias"] = (width,)
+            last = width
+    shapes.update({"action_net.weight": (actions, arch[-1]), "action_net.bias": (actions,),
+                   "value_net.weight": (1, arch[-1]), "value_net.bias": (1,)})
+    return shapes
+
+
+def _check_state(state: dict, shapes: dict[str, tuple[int, ...]], path: str, what: str) -> None:
+    """Refuse weights that are not exactly the card's network (`shapes`), or not finite,
+    before the network is built: a card may not make the loader build more than its weights
+    hold."""
+    import torch
+
+    numbers = sum(math.prod(shape) for shape in shapes.values())
+    if numbers * 4 > MAX_WEIGHTS_BYTES:
+        raise ValueError(f"checkpoint {path}: its model card asks for a network of {numbers:,} "
+                         f"weights ({what}), over the {MAX_WEIGHTS_BYTES // 4:,} this loader "
+                         f"builds")
+    got = {k: tuple(v.shape) for k, v in state.items()}
+    if got != shapes:
+        wrong = sorted(set(got) ^ set(shapes)) or sorted(
+            k for k in shapes if got[k] != shapes[k])
+        raise ValueError(f"checkpoint {path}: the weights do not fit the network of its model "
+                         f"card ({what}): {len(wrong)} tensor(s) differ, first "
+                         f"{checks.shown(wrong[0])} (weights {got.get(wrong[0])}, card "
+                         f"{shapes.get(wrong[0])})")
+    for name, tensor in state.items():
+        if not tensor.is_floating_point() or not bool(torch.isfinite(tensor).all()):
+            raise ValueError(f"checkpoint {path}: weight {checks.shown(name)} holds a number "
+                             f"that is not finite (or is not a float tensor): the network "
+                             f"could not play")
+
+
+_REFUSED: OrderedDict[tuple, str] = OrderedDict()  # checkpoints refused, by path, time, size
+MAX_REFUSED = 256
+
+
 def load_model(path: str, card: dict | None = None):
     """The policy network of checkpoint `path` (sb3-contrib's MaskableActorCriticPolicy, on
     the CPU, in evaluation mode), built from its model card and filled with the weights of
@@ -277,12 +323,39 @@ def load_model(path: str, card: dict | None = None):
     missing or wrong."""
     check_checkpoint(path)
     stat = os.stat(path)
-    key = (os.path.abspath(path), stat.st_mtime_ns, stat.st_size)
+    try:  # the card is part of what was loaded (or refused): a new card, a new load
+        own = os.stat(os.path.splitext(path)[0] + ".json")
+        stamp: tuple = (own.st_mtime_ns, own.st_size, own.st_ino)
+    except OSError:
+        stamp = ()
+    key = (os.path.abspath(path), stat.st_mtime_ns, stat.st_size, stamp)
     with _MODELS_LOCK:
         model = _MODELS.get(key)
         if model is not None:
             _MODELS.move_to_end(key)
             return model
+        refused = _REFUSED.get(key) if card is None else None
+    if refused is not None:  # refused before: no work a second time (a client repeating it)
+        raise ValueError(refused)
+    try:
+        policy = _build(path, card)
+    except ValueError as e:
+        if card is None:
+            with _MODELS_LOCK:
+                _REFUSED[key] = str(e)
+                while len(_REFUSED) > MAX_REFUSED:
+                    _REFUSED.popitem(last=False)
+        raise
+    with _MODELS_LOCK:
+        _MODELS[key] = policy
+        while len(_MODELS) > MAX_MODELS:  # a long self-play run loads a snapshot each time
+            _MODELS.popitem(last=False)
+    return policy
+
+
+def _build(path: str, card: dict | None):
+    """`load_model`'s work: the card read, the weights read and checked against it, then the
+    network built and filled."""
     card, rules, pile_depth, arch, activation = checkpoint_spec(path, card)
     try:
         import torch
@@ -293,6 +366,9 @@ def load_model(path: str, card: dict | None = None):
     torch.set_num_threads(1)  # one move at a time: threads only cost here
     state = _read_weights(path)
     encoder = ObservationEncoder(rules, pile_depth)
+    _check_state(state, expected_shapes(encoder.size, ActionLayout(rules).size, arch), path,
+                 f"rules {rules.variant}, {rules.num_players} players, pile_depth "
+                 f"{pile_depth}, net_arch {arch}")
     policy = MaskableActorCriticPolicy(
         spaces.Box(0.0, 1.0, (encoder.size,), np.float32),
         spaces.Discrete(ActionLayout(rules).size), lambda _: 0.0, net_arch=arch,
@@ -305,10 +381,6 @@ def load_model(path: str, card: dict | None = None):
                          f"pile_depth {pile_depth}, net_arch {arch}): "
                          f"{str(e).splitlines()[0]}") from None
     policy.set_training_mode(False)
-    with _MODELS_LOCK:
-        _MODELS[key] = policy
-        while len(_MODELS) > MAX_MODELS:  # a long self-play run loads a snapshot each time
-            _MODELS.popitem(last=False)
     return policy
 
 
