@@ -401,6 +401,9 @@ def main(argv: list[str] | None = None) -> int:
         result = COMMANDS[args.command][1](args)
     except ValueError as e:
         parsers[args.command].error(str(e))
+    except harness.WorkerDied as e:  # the games could not all be played: no result
+        print(f"skipbo {args.command}: error: {e}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # The reader (say, `head`) went away: stop quietly, as command-line tools do.
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (stdout stays open until the exit)

@@ -105,26 +105,65 @@ def run_games(rules: Rules, players: Sequence[str | PlayerSpec], games: int, see
 IN_PROCESS_GAMES = 16  # at most this many games play in this process: no pool to start
 
 
-def _parts(jobs: list, workers: int) -> Iterator[list[dict]]:
+POOL_TRIES = 2  # pools a tournament starts when a worker dies (its lost deals redone)
+
+
+class WorkerDied(RuntimeError):
+    """A worker process of a tournament died (killed: out of memory, say) in every try."""
+
+
+def _parts(jobs: list, workers: int,
+           work: Callable[[tuple], list[dict]] | None = None) -> Iterator[list[dict]]:
     """Each job's records as it finishes: in worker processes, or in this one for one
     worker (a few games: starting a pool would cost more than playing them). The results do
-    not depend on which: every deal and every player is seeded from the tournament's seed."""
+    not depend on which: every deal and every player is seeded from the tournament's seed.
+    A worker that dies (killed by the system) breaks its pool: the jobs not finished are
+    played again in a fresh pool, POOL_TRIES pools in all, then `WorkerDied` says so."""
+    work = _work if work is None else work
     if workers == 1:
         threads = _torch_threads()
         try:
             for job in jobs:
-                yield _work(job)
+                yield work(job)
         finally:
             if threads:  # a checkpoint's loader sets one thread; a training run wants its own
                 import torch
                 torch.set_num_threads(threads)
         return
+    pending = list(jobs)
+    for _ in range(POOL_TRIES):
+        pending = yield from _pool_parts(pending, workers, work)
+        if not pending:
+            return
+    raise WorkerDied(f"a tournament worker process died (killed by the system: out of memory?) "
+                     f"in each of {POOL_TRIES} tries; {len(pending)} of {len(jobs)} batches of "
+                     f"deals were not played, and no result is given")
+
+
+def _pool_parts(jobs: list, workers: int, work: Callable):
+    """Yield each job's records from a pool of `workers` processes; returns the jobs a dead
+    worker left unfinished (none if every job finished)."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
     # Forking a process whose torch threads have run can hang the children (a trained policy
     # in the parent, or a training run); start clean workers then.
     method = "spawn" if sys.platform == "win32" else (
         "forkserver" if "torch" in sys.modules else "fork")
-    with multiprocessing.get_context(method).Pool(workers) as pool:
-        yield from pool.imap_unordered(_work, jobs)
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+    futures = {pool.submit(work, job): i for i, job in enumerate(jobs)}
+    done: set[int] = set()
+    try:
+        for future in as_completed(futures):
+            try:
+                part = future.result()
+            except BrokenProcessPool:
+                return [job for i, job in enumerate(jobs) if i not in done]
+            done.add(futures[future])
+            yield part
+        return []
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _torch_threads() -> int:

@@ -1,0 +1,57 @@
+"""The tournament harness when a worker process dies (killed by the system, out of memory):
+the lost deals are played again in a fresh pool, and a worker that dies every time stops the
+tournament with an error instead of a wait forever (skipbo_env/arena/tournament.py)."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from skipbo_env import Rules
+from skipbo_env.arena import tournament
+from skipbo_env.players.registry import parse_players
+
+RULES = Rules.preset("short", 2, stock_size=3)
+
+
+def _jobs(deals: int = 6) -> list:
+    specs = parse_players(["greedy", "random"])
+    return [(RULES, specs, 11, range(i, i + 1)) for i in range(deals)]
+
+
+def die_once(job):
+    """Kill this worker the first time any worker runs a job (a marker file says so), then
+    play jobs as the harness does."""
+    marker, real = job
+    try:
+        fd = os.open(marker, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+    except FileExistsError:
+        return tournament._work(real)
+    os.close(fd)
+    os.kill(os.getpid(), signal.SIGKILL)
+    return None
+
+
+def always_die(job):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _key(records):
+    return sorted((r["deal"], r["rotation"], tuple(r["winners"]), r["turns"]) for r in records)
+
+
+def test_a_dead_workers_deals_are_played_again_with_the_same_results(tmp_path):
+    marker = str(tmp_path / "died")
+    jobs = _jobs()
+    survived = [r for part in tournament._parts([(marker, j) for j in jobs], 2, die_once)
+                for r in part]
+    assert os.path.exists(marker)  # a worker did die
+    plain = [r for part in tournament._parts(jobs, 1) for r in part]
+    assert _key(survived) == _key(plain) and len(plain) == 12
+
+
+def test_a_worker_that_dies_every_time_stops_the_tournament_with_the_reason():
+    with pytest.raises(tournament.WorkerDied, match="worker process died .* no result"):
+        list(tournament._parts(_jobs(), 2, always_die))
