@@ -301,3 +301,36 @@ def test_batched_games_that_would_not_fit_in_memory_are_refused_naming_n_envs():
     with pytest.raises(ConfigError, match="n_envs: 1048576 games of these rules need about"):
         cfgmod.validate(raw)
     cfgmod.validate({**raw, "n_envs": 4096})  # a large but sane batch
+
+
+def _laughs(levels: int = 9) -> str:
+    """A "billion laughs": each anchor a list of nine aliases of the one before."""
+    lines = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for i in range(1, levels):
+        prev, cur = chr(ord("a") + i - 1), chr(ord("a") + i)
+        lines.append(f"{cur}: &{cur} [" + ", ".join([f"*{prev}"] * 9) + "]")
+    return "\n".join(lines) + f"\nname: lol\nppo: *{chr(ord('a') + levels - 1)}\n"
+
+
+@pytest.mark.parametrize("reader", ["ppo", "rllib", "value"])
+def test_a_config_of_nested_aliases_is_refused_before_it_is_expanded(tmp_path, reader):
+    from skipbo_env.train.value import load_value_config
+
+    path = tmp_path / "laughs.yaml"
+    path.write_text(_laughs())  # 400 bytes standing for 9**9 strings
+    read = {"ppo": cfgmod.load, "rllib": rllib_ppo.load,
+            "value": load_value_config}[reader]
+    with pytest.raises(ConfigError, match="expands to more than 100,000 values"):
+        read(str(path))
+
+
+def test_a_config_may_use_a_few_aliases(tmp_path):
+    path = tmp_path / "aliases.yaml"
+    path.write_text(_laughs(3))  # 9**3 strings: a config's size
+    assert len(cfgmod.read_yaml(str(path))["c"]) == 9
+
+
+def test_an_error_quoting_a_huge_value_stays_short():
+    with pytest.raises(ConfigError) as e:
+        cfgmod.validate(_with(SMOKE, "ppo", list(range(10**6))))
+    assert len(str(e.value)) < 1000

@@ -109,7 +109,7 @@ def number(value, key, *, integer=False, minimum=None, above=None, maximum=None)
         raise ConfigError(f"{key} must be {'an integer' if integer else 'a number'}, got "
                           f"{_show(value)}")
     if isinstance(value, float) and not math.isfinite(value):
-        raise ConfigError(f"{key} must be a finite number, got {value!r}")
+        raise ConfigError(f"{key} must be a finite number, got {checks.shown(value)}")
     if minimum is not None and value < minimum:
         raise ConfigError(f"{key} must be at least {minimum}, got {_show(value)}")
     if above is not None and not value > above:
@@ -165,7 +165,8 @@ def merge(defaults: dict, given: dict, where: str) -> dict:
     """`given` over a deep copy of `defaults`, nested sections merged key by key; an unknown
     key is a ConfigError naming it (`where` is the section's prefix, e.g. "ppo.")."""
     if not isinstance(given, dict):
-        raise ConfigError(f"{where.rstrip('.') or 'the config'} must be a mapping, got {given!r}")
+        raise ConfigError(f"{where.rstrip('.') or 'the config'} must be a mapping, got "
+                          f"{checks.shown(given)}")
     unknown = set(given) - set(defaults)
     if unknown:
         raise ConfigError(f"unknown key(s) {', '.join(sorted(f'{where}{k}' for k in unknown))}; "
@@ -381,7 +382,7 @@ def validate(raw: dict) -> TrainConfig:
            maximum=MAX_BATCHED_GAMES if cfg["vec_env"] == "batched" else MAX_ENV_PROCESSES)
     if cfg["vec_env"] not in VEC_ENVS:
         raise ConfigError(f"vec_env must be one of {', '.join(VEC_ENVS)}, got "
-                          f"{cfg['vec_env']!r}")
+                          f"{checks.shown(cfg['vec_env'])}")
     _check_opponents(cfg["opponents"])
     _check_self_play(cfg["self_play"])
     cfg["curriculum"] = _checked_curriculum(cfg["curriculum"], rules)
@@ -509,10 +510,11 @@ def _check_batched(cfg: dict) -> None:
               and parse_player(name).kind is not PlayerKind.CHECKPOINT]
     if others:
         raise ConfigError(f"vec_env batched plays {', '.join(BATCHED_PLAYERS)} and checkpoints as "
-                          f"opponents, not {others[0]!r}; use vec_env subproc for it")
+                          f"opponents, not {checks.shown(others[0])}; use vec_env subproc for it")
     if cfg["pretrain"]["samples"] and cfg["pretrain"]["teacher"] not in BATCHED_PLAYERS:
         raise ConfigError(f"pretrain.teacher: vec_env batched clones one of "
-                          f"{', '.join(BATCHED_PLAYERS)}, not {cfg['pretrain']['teacher']!r}")
+                          f"{', '.join(BATCHED_PLAYERS)}, not "
+                          f"{checks.shown(cfg['pretrain']['teacher'])}")
 
 
 def _check_init(cfg: dict, mine: Rules) -> None:
@@ -586,13 +588,55 @@ def load(path: str) -> TrainConfig:
     return validate(read_yaml(path))
 
 
+MAX_CONFIG_VALUES = 100_000  # values a config may expand to (a real one has a few hundred)
+
+
+def _expanded_size(node) -> int:
+    """How many values the YAML node graph `node` stands for once its aliases are expanded
+    (each alias counts in full, as constructing the document would copy it), counted without
+    expanding anything: each node once, memoised, children before parents."""
+    import yaml
+
+    sizes: dict[int, int] = {}
+    stack = [(node, False)]
+    while stack:
+        current, ready = stack.pop()
+        if id(current) in sizes:
+            continue
+        if isinstance(current, yaml.MappingNode):
+            children = [c for pair in current.value for c in pair]
+        elif isinstance(current, yaml.SequenceNode):
+            children = list(current.value)
+        else:
+            sizes[id(current)] = 1
+            continue
+        if ready:
+            sizes[id(current)] = 1 + sum(sizes.get(id(c), 1) for c in children)
+        else:
+            stack.append((current, True))
+            stack.extend((c, False) for c in children if id(c) not in sizes)
+    return sizes[id(node)]
+
+
 def read_yaml(path: str) -> dict:
-    """The YAML mapping at `path`, or ConfigError saying why it cannot be read."""
+    """The YAML mapping at `path`, or ConfigError saying why it cannot be read. Aliases are
+    allowed, but a document that would expand to more than MAX_CONFIG_VALUES values (a
+    "billion laughs" of nested aliases: a kilobyte standing for gigabytes) is refused before
+    it is built."""
     import yaml
 
     try:
         with open(path) as f:
-            raw = yaml.safe_load(f)
+            loader = yaml.SafeLoader(f)
+            try:
+                node = loader.get_single_node()
+                if node is not None and _expanded_size(node) > MAX_CONFIG_VALUES:
+                    raise ConfigError(f"config {path} expands to more than "
+                                      f"{MAX_CONFIG_VALUES:,} values (nested aliases?): "
+                                      f"not a config")
+                raw = loader.construct_document(node) if node is not None else None
+            finally:
+                loader.dispose()
     except OSError as e:
         raise ConfigError(f"cannot read config {path}: {e.strerror}") from None
     except yaml.YAMLError as e:

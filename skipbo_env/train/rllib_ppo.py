@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import checks
 from ..arena.tournament import against, run_games
 from ..envs.roles import check_opponents
 from ..players.registry import SELF_PLAY
@@ -177,10 +178,11 @@ def validate(raw: dict) -> RLlibConfig:
     ev = cfg["eval"]
     number(ev["games"], "eval.games", integer=True, minimum=0, maximum=10**7)
     if not isinstance(ev["opponents"], list):
-        raise ConfigError(f"eval.opponents must be a list, got {ev['opponents']!r}")
+        raise ConfigError(f"eval.opponents must be a list, got {checks.shown(ev['opponents'])}")
     for name in ev["opponents"]:
         if not isinstance(name, str):
-            raise ConfigError(f"eval.opponents must be a list of player names, got {name!r}")
+            raise ConfigError(f"eval.opponents must be a list of player names, got "
+                              f"{checks.shown(name)}")
         try:
             check_opponents({name: 1.0}, "eval.opponents")
         except ValueError as e:

@@ -38,7 +38,7 @@ from ..segments import SegmentEncoder, played_segment, segment_ending
 from ..vector import VectorEngine
 from ..vector.rollout import redeal, rollout
 from ..vector.segments import SegmentLister
-from .config import check_run_name
+from .config import check_run_name, read_yaml
 from .ppo import peak_rss_mib
 
 
@@ -87,10 +87,7 @@ def _rules(cfg: ValueConfig) -> Rules:
 
 def load_value_config(path: str) -> ValueConfig:
     """A `ValueConfig` from YAML, every key checked (an unknown key names itself)."""
-    import yaml
-
-    with open(path) as f:
-        raw = yaml.safe_load(f)
+    raw = read_yaml(path)  # bounded: aliases may not expand past MAX_CONFIG_VALUES
     if not isinstance(raw, dict):
         raise ValueError(f"{path}: a value config is a mapping of keys, got {checks.shown(raw)}")
     known = set(ValueConfig.__dataclass_fields__)
