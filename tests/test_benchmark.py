@@ -303,3 +303,54 @@ def test_a_benchmark_never_writes_through_a_link_even_when_forced(tmp_path):
         assert result.returncode == 2 and "symbolic link" in result.stderr
         assert card.read_text() == '{"kind": "policy"}'
         assert not (tmp_path / "short_2p.md").exists()
+
+
+def test_a_benchmark_too_large_to_keep_its_records_is_refused_before_any_game():
+    with pytest.raises(ValueError, match="over the 1,000,000 one benchmark run plays"):
+        bench.run(bench.task("short_2p"), ["greedy"], games=10**6)
+
+
+def test_a_player_whose_weights_cannot_play_is_refused_before_any_game(tmp_path, monkeypatch):
+    pytest.importorskip("sb3_contrib")
+    from spoilt import spoilt_checkpoint
+
+    path = spoilt_checkpoint(tmp_path)
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("games were played before the player was refused")
+
+    monkeypatch.setattr(bench, "run_games", no_games)
+    with pytest.raises(ValueError, match="not finite"):
+        bench.run(bench.task("short_2p"), [path], games=2)
+    from skipbo_env.train.exploit import exploit_config
+
+    with pytest.raises(ValueError, match="not finite"):
+        exploit_config(bench.task("short_2p"), path, 100, str(tmp_path / "exploit"))
+
+
+@pytest.mark.parametrize("workers", ["0", "257", "1" + "0" * 12])
+def test_an_unbounded_number_of_workers_is_refused(workers):
+    for command in (["tournament", "--players", "greedy,random"],
+                    ["benchmark", "short_2p", "--player", "greedy"]):
+        result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", *command,
+                                 "--workers", workers], capture_output=True, text=True,
+                                timeout=600, cwd=ROOT)
+        assert result.returncode == 2 and "worker processes from 1 to 256" in result.stderr
+    from skipbo_env.arena.tournament import run_games
+
+    with pytest.raises(ValueError, match="workers"):
+        run_games(bench.task("short_2p").game_rules(), ["greedy", "random"], 2,
+                  workers=int(workers))
+
+
+def test_a_tournament_keeps_no_records_it_was_not_asked_for_and_tallies_them_alike():
+    from skipbo_env.arena.tournament import run_games, summarise
+
+    rules = bench.task("short_2p").game_rules()
+    kept = run_games(rules, ["greedy", "random"], 40, seed=3, workers=1, progress=False,
+                     keep_records=True)
+    plain = run_games(rules, ["greedy", "random"], 40, seed=3, workers=1, progress=False)
+    assert "records" not in plain
+    again = summarise(kept["records"], 1.0)
+    for key in ("games", "players", "draws", "mean_turns", "truncated"):
+        assert plain[key] == again[key] == kept[key]

@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 
 pytest.importorskip("yaml", reason="the train extra is not installed")
 
+from spoilt import spoilt_checkpoint
+
 from skipbo_env.train import config as cfgmod
 from skipbo_env.train import rllib_ppo
 from skipbo_env.train.config import ConfigError
@@ -334,3 +336,29 @@ def test_an_error_quoting_a_huge_value_stays_short():
     with pytest.raises(ConfigError) as e:
         cfgmod.validate(_with(SMOKE, "ppo", list(range(10**6))))
     assert len(str(e.value)) < 1000
+
+
+def test_a_checkpoint_opponent_is_loaded_by_the_check_not_first_by_the_run(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    path = spoilt_checkpoint(tmp_path)
+    with pytest.raises(ConfigError, match=r"opponents\..*spoilt.zip.*not finite"):
+        cfgmod.validate(_with(SMOKE, "opponents", {"random": 1.0, path: 1.0}))
+    assert cfgmod.validate(_with(SMOKE, "opponents", {"short_2p": 1.0}))  # a good one loads
+
+
+def test_init_weights_are_read_by_the_check_not_first_by_the_run(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    raw = _with(_with(SMOKE, "init", spoilt_checkpoint(tmp_path)), "ppo.net_arch",
+                [512, 512, 256])
+    raw = _with(raw, "ppo.activation", "relu")
+    with pytest.raises(ConfigError, match="init: .*not finite"):
+        cfgmod.validate(raw)
+
+
+def test_a_rollout_buffer_that_would_not_fit_in_memory_is_refused_naming_n_steps():
+    raw = _with(_with(SMOKE, "ppo.n_steps", 10**6), "n_envs", 512)  # 477 GiB once
+    with pytest.raises(ConfigError, match="ppo.n_steps x n_envs: the rollout buffer"):
+        cfgmod.validate(raw)
+    from skipbo_env import Rules
+
+    assert cfgmod.rollout_bytes(cfgmod.validate(SMOKE).to_dict(), Rules.preset("short", 2)) < 2**20

@@ -47,6 +47,8 @@ _games = _ranged(int, f"a number of games from 1 to {MAX_GAMES:,}", 1, MAX_GAMES
 MAX_EXPLOIT_STEPS = 10**10  # train.exploit.MAX_EXPLOIT_STEPS
 _exploit_steps = _ranged(int, f"a number of learner steps from 1 to {MAX_EXPLOIT_STEPS:,}", 1,
                          MAX_EXPLOIT_STEPS)
+_workers = _ranged(int, f"a number of worker processes from 1 to {harness.MAX_WORKERS}", 1,
+                   harness.MAX_WORKERS)
 _seconds = _ranged(float, "0 to 60 seconds", 0, 60)
 _port = _ranged(int, "a port from 0 to 65535", 0, 65535)
 
@@ -224,7 +226,8 @@ def _add_tournament(sub) -> argparse.ArgumentParser:
     t.add_argument("--stock-size", type=_positive, default=None)
     t.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None, help=STALL_HELP)
     t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--workers", type=_positive, default=None, help="processes (default: all cores)")
+    t.add_argument("--workers", type=_workers, default=None,
+                   help="processes (default: all cores)")
     t.add_argument("--round-robin", action="store_true",
                    help="two-player matches between every pair, with Elo ratings")
     t.add_argument("--json", default=None, help="also write the results to this file")
@@ -247,7 +250,7 @@ def _add_evaluate(sub) -> argparse.ArgumentParser:
                     help="how a game nobody can finish ends (default: as in the model card; "
                          "a card written before the option: draw)")
     ev.add_argument("--seed", type=int, default=0)
-    ev.add_argument("--workers", type=_positive, default=None)
+    ev.add_argument("--workers", type=_workers, default=None)
     ev.add_argument("--json", default=None, help="also write the results to this file")
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     return ev
@@ -267,7 +270,7 @@ def _add_benchmark(sub) -> argparse.ArgumentParser:
                    help="the best response's budget in learner steps (default 1,000,000)")
     b.add_argument("--games", type=_games, default=None,
                    help="games per pair (default: the task's; fewer is not the protocol)")
-    b.add_argument("--workers", type=_positive, default=None)
+    b.add_argument("--workers", type=_workers, default=None)
     b.add_argument("--out", default=None,
                    help="a directory to write TASK.json and TASK.md into (never over files "
                         "there already, unless --force; never through a link)")

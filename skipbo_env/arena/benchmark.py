@@ -17,7 +17,7 @@ import json
 from dataclasses import asdict, dataclass, field
 
 from .. import checks
-from ..players.checkpoints import checkpoint_spec, fits_games_of
+from ..players.checkpoints import checkpoint_spec, fits_games_of, load_model
 from ..players.registry import PlayerKind, PlayerSpec, parse_players
 from ..players.value import load_value_agent
 from ..rules import Rules
@@ -26,6 +26,7 @@ from .tournament import against, run_games
 
 FORMAT = "skipbo-benchmark/1"
 MAX_GAMES = 10**7  # per pair: the harness lists its deals before playing them
+MAX_RECORDS = 10**6  # games in one run: each game's record is kept for the ratings
 
 
 @dataclass(frozen=True)
@@ -106,6 +107,7 @@ def check_fits(player: PlayerSpec, rules: Rules) -> None:
         raise ValueError(f"checkpoint {path} plays {own.variant} with {own.num_players} "
                          f"players; its observations and actions do not fit {rules.variant} "
                          f"with {rules.num_players}")
+    load_model(path)  # its weights read and checked now, not in a worker hours later
 
 
 def run(t: Task, players: list[str] | list[PlayerSpec], games: int | None = None,
@@ -124,6 +126,12 @@ def run(t: Task, players: list[str] | list[PlayerSpec], games: int | None = None
     entrants = list(dict.fromkeys([*t.population, *names]))
     per_pair = t.games if games is None else checks.integer(games, "games", minimum=1,
                                                              maximum=MAX_GAMES)
+    count = len(entrants) * (len(entrants) - 1) // 2
+    if count * per_pair > MAX_RECORDS:
+        raise ValueError(f"{count} pairs x {per_pair:,} games is {count * per_pair:,} games, "
+                         f"over the {MAX_RECORDS:,} one benchmark run plays (it keeps every "
+                         f"game's record for the ratings, about a kilobyte each): give fewer "
+                         f"games per pair")
     pairs, records = {}, []
     for a, b in itertools.combinations(entrants, 2):
         lineups = t.lineups(a, b)

@@ -82,26 +82,31 @@ def run_games(rules: Rules, players: Sequence[str | PlayerSpec], games: int, see
         if spec.path is not None:
             check_checkpoint(spec.path)  # loaded in the workers
     checks.integer(games, "games", minimum=1)
+    if workers is not None:
+        checks.integer(workers, "workers", minimum=1, maximum=MAX_WORKERS)
     deals = math.ceil(games / n)
-    workers = workers or os.cpu_count() or 1
+    workers = workers or min(os.cpu_count() or 1, MAX_WORKERS)
     chunk = max(1, min(50, deals // (workers * 16)))  # small: slow players balance too
     jobs = [(rules, specs, seed, range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
     start = time.perf_counter()
-    records: list[dict] = []
+    records: list[dict] = []  # kept only if asked: a long tournament's memory stays flat
+    tally = Tally()
     report = _progress(deals * n) if progress else None
     for part in _parts(jobs, 1 if deals * n <= IN_PROCESS_GAMES else workers):
-        records += part
+        tally.add(part)
+        if keep_records:
+            records += part
         if report is not None:
-            report(len(records))
+            report(tally.total)
     if report is not None:
         report(None)
-    elapsed = time.perf_counter() - start
-    result = summarise(records, elapsed)
+    result = tally.result(time.perf_counter() - start)
     if keep_records:
         result["records"] = sorted(records, key=lambda r: (r["deal"], r["rotation"]))
     return result
 
 
+MAX_WORKERS = 256  # worker processes a tournament starts, at most
 IN_PROCESS_GAMES = 16  # at most this many games play in this process: no pool to start
 
 
@@ -190,24 +195,43 @@ def _progress(total: int) -> Callable[[int | None], None]:
     return report
 
 
+class Tally:
+    """Win and draw counts, game lengths and truncations, added a batch of records at a
+    time (`summarise` of every record added, without keeping them)."""
+
+    def __init__(self) -> None:
+        self.total = self.draws = self.turns = self.truncated = 0
+        self.wins: Counter[str] = Counter()
+        self.names: set[str] = set()
+
+    def add(self, records: list[dict]) -> None:
+        for r in records:
+            self.total += 1
+            self.names.update(r["seats"])
+            for name in {r["seats"][s] for s in r["winners"]}:
+                self.wins[name] += 1
+            self.draws += not r["winners"]
+            self.turns += r["turns"]
+            self.truncated += r["phase"] == "truncated"
+
+    def result(self, elapsed: float) -> dict:
+        total, draws = self.total, self.draws
+        players = {}
+        for name in sorted(self.names):
+            lo, hi = wilson(self.wins[name], total)
+            players[name] = {"wins": self.wins[name], "draws": draws,
+                             "win_rate": self.wins[name] / total, "ci95": [lo, hi]}
+        return {"games": total, "players": players, "draws": draws,
+                "draw_rate": draws / total, "mean_turns": self.turns / total,
+                "games_per_second": total / elapsed if elapsed > 0 else float("inf"),
+                "truncated": self.truncated}
+
+
 def summarise(records: list[dict], elapsed: float) -> dict:
     """Win and draw counts, rates with 95% intervals, game length and speed."""
-    total = len(records)
-    names = sorted({name for r in records for name in r["seats"]})
-    wins: Counter[str] = Counter()
-    for r in records:
-        for name in {r["seats"][s] for s in r["winners"]}:
-            wins[name] += 1
-    draws = sum(1 for r in records if not r["winners"])
-    players = {}
-    for name in names:
-        lo, hi = wilson(wins[name], total)
-        players[name] = {"wins": wins[name], "draws": draws, "win_rate": wins[name] / total,
-                         "ci95": [lo, hi]}
-    return {"games": total, "players": players, "draws": draws, "draw_rate": draws / total,
-            "mean_turns": float(np.mean([r["turns"] for r in records])),
-            "games_per_second": total / elapsed if elapsed > 0 else float("inf"),
-            "truncated": sum(1 for r in records if r["phase"] == "truncated")}
+    tally = Tally()
+    tally.add(records)
+    return tally.result(elapsed)
 
 
 def round_robin(rules: Rules, names: list[str], games: int, seed: int = 0,

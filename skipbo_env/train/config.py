@@ -22,8 +22,9 @@ from ..players.checkpoints import (
     checkpoint_spec,
     fits_games_of,
     is_net_arch,
+    load_model,
 )
-from ..players.registry import SCRIPTED, PlayerKind, parse_player
+from ..players.registry import SCRIPTED, PlayerKind, make_agent, parse_player
 from ..rules import Rules, allowed_players
 from ..vector.batched import check_engine_size
 from ..vector.scripted import BATCHED_PLAYERS
@@ -383,7 +384,7 @@ def validate(raw: dict) -> TrainConfig:
     if cfg["vec_env"] not in VEC_ENVS:
         raise ConfigError(f"vec_env must be one of {', '.join(VEC_ENVS)}, got "
                           f"{checks.shown(cfg['vec_env'])}")
-    _check_opponents(cfg["opponents"])
+    _check_opponents(cfg["opponents"], rules)
     _check_self_play(cfg["self_play"])
     cfg["curriculum"] = _checked_curriculum(cfg["curriculum"], rules)
     number(cfg["stock_reward"], "stock_reward", minimum=-100, maximum=100)
@@ -399,18 +400,20 @@ def validate(raw: dict) -> TrainConfig:
     if cfg["vec_env"] == "batched":
         _check_batched(cfg)
         _check_batched_memory(cfg, rules)
+    _check_rollout_memory(cfg, rules)
     _check_eval(cfg["eval"])
     for key in ("output_dir", "log_dir"):
         check_dir(cfg[key], key)
     return TrainConfig.build(cfg, game_rules=rules)
 
 
-def _check_opponents(opponents) -> None:
+def _check_opponents(opponents, rules: Rules) -> None:
     if not isinstance(opponents, dict) or not opponents:
         raise ConfigError(f"opponents must map player names to weights, got {_show(opponents)}")
     for name, weight in opponents.items():
         _player(name, "opponents")
         number(weight, f"opponents.{name}", minimum=0, maximum=MAX_WEIGHT)
+        _check_checkpoint_player(name, rules, f"opponents.{name}")
     if sum(opponents.values()) <= 0:
         raise ConfigError("opponents: at least one weight must be positive")
 
@@ -517,6 +520,38 @@ def _check_batched(cfg: dict) -> None:
                           f"{checks.shown(cfg['pretrain']['teacher'])}")
 
 
+def _check_checkpoint_player(name: str, rules: Rules, where: str) -> None:
+    """A checkpoint named as a player is loaded now, as the run would load it (its card, its
+    fit to these rules and its weights), so a bad one stops the check, not the run."""
+    spec = parse_player(name, where)
+    if spec.path is None:
+        return
+    try:
+        make_agent(name, rules=rules)
+    except (ValueError, TypeError) as e:
+        raise ConfigError(f"{where}: {e}") from None
+
+
+MAX_ROLLOUT_BYTES = 8 * 2**30  # PPO's rollout buffer (n_steps x n_envs samples), at most
+
+
+def rollout_bytes(cfg: dict, rules: Rules) -> int:
+    """About how much memory PPO's rollout buffer takes: n_steps x n_envs samples (n_envs 0
+    counted as the batched engine's default or 64 processes), each an observation and an
+    action mask (float32) and a few numbers."""
+    n_envs = cfg["n_envs"] or (BATCHED_GAMES if cfg["vec_env"] == "batched" else 64)
+    per_sample = 4 * (ObservationEncoder(rules).size + ActionLayout(rules).size) + 64
+    return cfg["ppo"]["n_steps"] * n_envs * per_sample
+
+
+def _check_rollout_memory(cfg: dict, rules: Rules) -> None:
+    need = rollout_bytes(cfg, rules)
+    if need > MAX_ROLLOUT_BYTES:
+        raise ConfigError(f"ppo.n_steps x n_envs: the rollout buffer would take about "
+                          f"{need / 2**30:,.1f} GiB, over {MAX_ROLLOUT_BYTES // 2**30} GiB; use "
+                          f"fewer steps per update or fewer environments")
+
+
 def _check_init(cfg: dict, mine: Rules) -> None:
     """`init` names a checkpoint the safe loader takes, made for games of these rules' shape
     (the same observation and actions; the stock size may differ) with the config's network.
@@ -539,6 +574,10 @@ def _check_init(cfg: dict, mine: Rules) -> None:
         raise ConfigError(f"init: checkpoint {path} has net_arch {arch} with {activation}; "
                           f"ppo.net_arch and ppo.activation must be the same, got "
                           f"{cfg['ppo']['net_arch']} with {cfg['ppo']['activation']}")
+    try:
+        load_model(path)  # its weights read and checked now, not when the run starts
+    except ValueError as e:
+        raise ConfigError(f"init: {e}") from None
 
 
 def _check_batched_memory(cfg: dict, rules: Rules) -> None:
