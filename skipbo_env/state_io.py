@@ -282,17 +282,19 @@ def _load_winner(g: GameState, w, rules: Rules) -> None:
 def _check_reachable(g: GameState, rules: Rules) -> None:
     """The relations every state the engine reaches keeps between the phase, the turn, the
     stalled turns, the stocks, the winner and the coins (docs/rules.md, "Loading a state")."""
-    _check_turn_limit(g, rules)
     stall_won = _check_stall_won(g, rules)
+    _check_turn_limit(g, rules, stall_won)
     _check_stalled_turns(g, rules, stall_won)
     _check_winner(g, rules, stall_won)
     _check_coin_step(g, rules)
 
 
-def _check_turn_limit(g: GameState, rules: Rules) -> None:
-    """The turn that reaches max_turns truncates the game (unless it drew it)."""
+def _check_turn_limit(g: GameState, rules: Rules, stall_won: bool) -> None:
+    """The turn that reaches max_turns truncates the game, unless that turn completed a
+    stalled round: then the round ended it first (drawn, or won by a stalled round: the engine
+    checks the round before the limit)."""
     phase, turn = g.phase, g.turn
-    if phase in ACTIVE or phase == Phase.WON:
+    if phase in ACTIVE or (phase == Phase.WON and not stall_won):
         if turn >= rules.max_turns:
             raise ValueError(f"turn is {turn}: a game that reaches max_turns {rules.max_turns} "
                              f"is over, but the phase is {phase.value!r}")

@@ -43,12 +43,30 @@ def _states(rules: Rules, seed: int, every: int = 17) -> list[dict]:
     return out + [game.to_dict()]
 
 
+def _stalled_at_the_limit(outcome: str = "fewest_stock") -> tuple[Game, Game]:
+    """(the position before, the game after) a stalled round (won under fewest_stock, drawn
+    under draw) on exactly the turn that reaches max_turns."""
+    rules = Rules.preset("standard", 2, copies_per_rank=1, wilds=0, stock_size=2,
+                         stall_outcome=outcome, max_turns=2)
+    before = position(rules, building=[[1, 2, 3, 4], [], [], []],
+                      players=[{"hand": [12], "stock": [11],
+                                "discard_piles": [[6, 7], [], [], []]},
+                               {"hand": [10], "stock": [9, 8],
+                                "discard_piles": [[5], [], [], []]}])
+    game = before.clone()
+    game.step(game.layout.discard(12, 1))
+    game.step(game.layout.discard(10, 1))
+    return before, game
+
+
 SOURCES = [s for rules, seed in [
     (STANDARD, 1), (Rules.preset("standard", 2, stock_size=3), 2),
     (PARTNERSHIP, 3), (Rules.preset("partnership", 4, stock_size=2), 4),
     (MASTERS, 5), (Rules.preset("masters", 3, stock_size=3, max_turns=15), 6),
     (Rules.preset("junior", 2), 7), (Rules.preset("junior", 3, max_turns=10), 8),
-] for s in _states(rules, seed)]
+] for s in _states(rules, seed)] + [
+    # real end-of-game positions at the turn limit: a stalled round on its last turn
+    _stalled_at_the_limit(outcome)[1].to_dict() for outcome in ("fewest_stock", "draw")]
 
 
 def test_the_sources_cover_every_phase():
@@ -67,11 +85,11 @@ def assert_reachable_relations(game: Game) -> None:
     assert sum(game.coins) + sum(game.pile_coins) == rules.coins_per_player * n
     assert bool(game.legal_actions()) != over  # a legal action exactly while not over
     assert np.flatnonzero(game.action_mask()).tolist() == game.legal_actions()
-    if not over or game.phase == Phase.WON:
-        assert game.turn < rules.max_turns
+    stall_won = game.phase == Phase.WON and any(game.stocks[s] for s in list(game.winners))
+    if not over or (game.phase == Phase.WON and not stall_won):
+        assert game.turn < rules.max_turns  # a stalled round may end the game on its last turn
     if game.truncated:
         assert game.turn == rules.max_turns
-    stall_won = game.phase == Phase.WON and any(game.stocks[s] for s in list(game.winners))
     if game.phase == Phase.DRAWN or stall_won:
         assert game.stall_turns == n and not game.draw_pile and not game.set_aside
         assert (game.stall_winner() is not None) == stall_won
@@ -497,3 +515,31 @@ def test_a_state_with_no_legal_action_while_not_over_is_refused_even_past_the_ch
     pile[pile.index(10)] = 5
     monkeypatch.setattr(state_io, "_check_coin_step", lambda g, rules: None)
     _refused(d, "the state has no legal action for player 0")
+
+
+def test_a_stalled_round_ending_on_the_turn_that_reaches_max_turns_wins_and_loads():
+    from skipbo_env.envs.aec import env as aec_env
+    from skipbo_env.vector import VectorEngine
+
+    before, game = _stalled_at_the_limit()
+    assert game.phase == Phase.WON and game.turn == game.rules.max_turns  # the round came first
+    d = game.to_dict()
+    assert Game.from_dict(d).to_dict() == d
+    engine = VectorEngine.of(game.rules, num_games=1, autoreset=False)
+    engine.reset(seed=0)
+    engine.set_game(0, before)  # the batched engine reaches it too, and gives it back
+    for action in (before.layout.discard(12, 1), before.layout.discard(10, 1)):
+        engine.step(np.array([action]))
+    reached = engine.game(0)
+    assert reached.phase == Phase.WON and reached.turn == 2 and reached.winners == (0,)
+    e = aec_env(variant="standard", num_players=2, copies_per_rank=1, wilds=0, stock_size=2,
+                stall_outcome="fewest_stock", max_turns=2)
+    e.reset(options={"state": d})
+    assert all(e.terminations.values())
+
+
+def test_a_game_won_on_the_turn_limit_otherwise_than_by_a_stalled_round_is_refused():
+    _, game = _stalled_at_the_limit()
+    d = game.to_dict()
+    d["stall_turns"] = 1  # then the limit, not the round, ended it: truncated, not won
+    _refused(d, "stall_turns is 1")
