@@ -419,17 +419,69 @@ def test_one_client_cannot_evict_another_clients_games():
     assert len(app.state.tables) == 4
 
 
-def test_when_every_game_is_in_play_a_new_one_is_refused_with_503():
+def test_when_every_client_holds_one_game_in_play_a_newcomer_is_refused_with_503():
+    app = app_for_tests(limit=3, per_client=2)
+    a, b, c, d = _clients(app, "10.0.0.1", "10.0.0.2", "10.0.0.3", "10.0.0.4")
+    kept = [_new(a)[0], _new(b)[0], _new(c)[0]]
+    r = d.post("/api/games", json={"variant": "short", "opponents": ["naive"]})
+    assert r.status_code == 503 and "full" in r.json()["error"]
+    assert not any(_gone(x, g) for x, g in zip((a, b, c), kept))
+
+
+def test_a_client_that_has_a_game_can_start_its_next_when_every_table_is_taken():
     app = app_for_tests(limit=3, per_client=2)
     a, b, c = _clients(app, "10.0.0.1", "10.0.0.2", "10.0.0.3")
-    kept = [_new(a)[0], _new(a)[0], _new(b)[0]]
-    r = c.post("/api/games", json={"variant": "short", "opponents": ["naive"]})
-    assert r.status_code == 503 and "full" in r.json()["error"]
-    assert not any(_gone(a, g) for g in kept)
-    # A client at its share may still start afresh: its own oldest game makes room.
-    newest, _ = _new(a)
-    assert _gone(a, kept[0]) and not _gone(a, kept[1]) and not _gone(b, kept[2])
+    kept = [_new(a)[0], _new(b)[0], _new(c)[0]]
+    newest, _ = _new(a)  # its own game makes room, nobody else's
+    assert _gone(a, kept[0]) and not _gone(b, kept[1]) and not _gone(c, kept[2])
     assert not _gone(a, newest)
+
+
+def test_a_client_holding_several_games_gives_one_up_to_a_newcomer_when_full():
+    app = app_for_tests(limit=3, per_client=2)
+    a, b, c = _clients(app, "10.0.0.1", "10.0.0.2", "10.0.0.3")
+    first, second, other = _new(a)[0], _new(a)[0], _new(b)[0]
+    assert _new(c)[0]  # a held two: its least recently used one went
+    assert _gone(a, first) and not _gone(a, second) and not _gone(b, other)
+
+
+def test_ten_addresses_cannot_keep_everyone_else_out():
+    """Ten addresses of one host fill every table; a newcomer still gets a game, and a person
+    playing one game keeps it."""
+    app = app_for_tests(limit=20, per_client=2)
+    hosts = _clients(app, *(f"127.0.0.{i}" for i in range(2, 12)))
+    held = [(h, _new(h, seed=s)[0]) for h in hosts for s in range(2)]
+    assert len(app.state.tables) == 20
+    alice, bob = _clients(app, "10.0.0.1", "10.0.0.2")
+    mine, _ = _new(alice)
+    assert _new(bob)[0]
+    assert not _gone(alice, mine)
+    assert sum(_gone(h, g) for h, g in held) == 2  # one game each from two of the ten
+
+
+def test_an_idle_game_makes_room_before_anyone_active_is_refused():
+    now = [1000.0]
+    app = app_for_tests(limit=2, idle=3600.0, clock=lambda: now[0])
+    a, b, c = _clients(app, "10.0.0.1", "10.0.0.2", "10.0.0.3")
+    old, _ = _new(a)
+    now[0] += 10
+    active, _ = _new(b)
+    now[0] += 295  # a's game 305 s untouched, past EVICT_IDLE_SECONDS (300); b's 295 s
+    assert _new(c)[0]
+    assert _gone(a, old) and not _gone(b, active)
+    d, = _clients(app, "10.0.0.4")
+    r = d.post("/api/games", json={"variant": "short", "opponents": ["naive"]})
+    assert r.status_code == 503  # b and c each hold one game, in play
+
+
+@pytest.mark.parametrize("host,key", [
+    ("10.1.2.3", "10.1.2.3"), ("127.0.0.5", "127.0.0.5"), ("::1", "::1"),
+    ("::ffff:10.1.2.3", "10.1.2.3"), ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
+    ("2001:db8:1:2:bbbb::9", "2001:db8:1:2::/64"), ("testclient", "testclient")])
+def test_a_client_is_an_address_or_an_ipv6_host_network(host, key):
+    from skipbo_env.apps.web.server import client_key
+
+    assert client_key(host) == key
 
 
 def test_a_game_untouched_for_the_idle_age_is_dropped():
@@ -440,10 +492,11 @@ def test_a_game_untouched_for_the_idle_age_is_dropped():
     idle, _ = _new(b)
     now[0] += 59
     assert a.get(f"/api/games/{kept}").status_code == 200  # touched: kept alive
-    r = b.post("/api/games", json={"variant": "short", "opponents": ["naive"]})
-    assert r.status_code == 503  # both games still in play
+    c, = _clients(app, "10.0.0.3")
+    r = c.post("/api/games", json={"variant": "short", "opponents": ["naive"]})
+    assert r.status_code == 503  # both games still in play, one each
     now[0] += 2  # b's game is 61 s untouched, a's 2 s
-    assert _new(b)[0]  # the idle game made room
+    assert _new(c)[0]  # the idle game was dropped
     assert _gone(b, idle) and not _gone(a, kept)
     now[0] += 60
     assert _gone(a, kept)
@@ -733,3 +786,41 @@ def test_a_client_cannot_pose_as_others_through_proxy_headers():
     from skipbo_env.apps.web.server import server_config
 
     assert server_config(app_for_tests()).proxy_headers is False
+
+
+def test_one_client_cannot_hold_every_connection():
+    import socket
+    import time
+
+    from skipbo_env.apps.web.server import MAX_CONNECTIONS_PER_CLIENT, server_config
+
+    assert 1 < MAX_CONNECTIONS_PER_CLIENT < server_config(create_app()).limit_concurrency
+    get = b"GET /api/options HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+
+    def answer(sock) -> bytes:
+        sock.settimeout(10)
+        data = b""
+        while chunk := sock.recv(4096):
+            data += chunk
+        return data
+
+    with running(create_app(), per_client=3, head_timeout=30) as url:
+        port = int(url.rsplit(":", 1)[1])
+
+        def connect(source: str):
+            return socket.create_connection(("127.0.0.1", port), source_address=(source, 0))
+
+        idle = [connect("127.0.0.2") for _ in range(3)]  # held open, silent
+        time.sleep(0.2)
+        with connect("127.0.0.2") as extra:
+            busy = answer(extra)
+        assert busy.startswith(b"HTTP/1.1 503") and b"too many connections" in busy
+        with connect("127.0.0.3") as other:  # another client is served meanwhile
+            other.sendall(get)
+            assert answer(other).startswith(b"HTTP/1.1 200")
+        for sock in idle:
+            sock.close()
+        time.sleep(0.2)
+        with connect("127.0.0.2") as again:  # closed connections are given back
+            again.sendall(get)
+            assert answer(again).startswith(b"HTTP/1.1 200")

@@ -31,9 +31,14 @@ Security model (docs/play.md, "The web server's safeguards"):
 - Every response carries a strict Content-Security-Policy (the page has no inline script or
   style), ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY``,
   ``Referrer-Policy: no-referrer`` and ``Cross-Origin-Resource-Policy: same-origin``.
-- Tables: at most `MAX_TABLES`, at most `MAX_PER_CLIENT` per client address (a client's next
-  game replaces its least recently used one), dropped when untouched for `IDLE_SECONDS`;
-  when every table is in play a new game is refused (503), never someone else's evicted.
+- Tables: at most `MAX_TABLES`, at most `MAX_PER_CLIENT` per client (`client_key`: an
+  address, an IPv6 /64), dropped when untouched for `IDLE_SECONDS`. A client's next game
+  past its share, or when every table is taken, replaces its own least recently used one;
+  a newcomer to a full server gets the least recently used game untouched for
+  `EVICT_IDLE_SECONDS`, else one of the client holding the most games (if more than one);
+  only when every client holds one game, all in play, is it refused (503).
+- Connections: at most `MAX_CONNECTIONS_PER_CLIENT` open at once per client (more are
+  answered 503 and closed), so one client cannot hold uvicorn's `MAX_CONNECTIONS`.
 - Bots think, and checkpoints load, in a small dedicated thread pool (`WORKERS`), never on
   the event loop; `lookahead` bots get a rollout budget per decision (`SEARCH_ROLLOUTS`).
   A move sequence in which a bot fails is undone whole (500).
@@ -56,7 +61,7 @@ import secrets
 import socket
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Collection, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -78,6 +83,8 @@ MAX_BODY = 4096  # bytes: every request the page sends is far smaller
 MAX_TABLES = 200  # tables kept in all
 MAX_PER_CLIENT = 20  # tables kept per client address
 IDLE_SECONDS = 3600.0  # a table untouched this long is dropped
+EVICT_IDLE_SECONDS = 300.0  # when every table is in play, one untouched this long makes room
+MAX_CONNECTIONS_PER_CLIENT = 16  # connections one client (`client_key`) holds open at once
 BODY_TIMEOUT = 10.0  # seconds to send a request body
 HEAD_TIMEOUT = 10.0  # seconds to send a request head (uvicorn has no such limit itself)
 KEEP_ALIVE = 5  # seconds an idle keep-alive connection stays open
@@ -117,6 +124,23 @@ class BotFailed(Exception):
     def __init__(self, seat: int, name: str, error: BaseException):
         super().__init__(f"player {seat} ({name}) failed to move: {type(error).__name__}: "
                          f"{error}")
+
+
+def client_key(host: str) -> str:
+    """Who a request comes from, for the per-client limits. An IPv4 address is its own key
+    (an IPv4 address mapped into IPv6 too); a global IPv6 address counts by its /64 network,
+    since one host picks its addresses freely inside it (the loopback ::1 is its own).
+    Anything else (a test client's name) is its own key, shortened."""
+    try:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+    except ValueError:
+        return host[:100]
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        if not address.is_loopback:
+            return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
 
 
 def to_json(data: Any) -> bytes:
@@ -298,15 +322,15 @@ class Table:
 
 
 class TableStore:
-    """The games being played, by id: at most `limit` in all and `per_client` per client
-    (its least recently used game goes to make room for its next); a game untouched for
-    `idle` seconds (by `clock`) is dropped. When every kept game is in play, a new one is
-    refused (503) rather than someone else's evicted."""
+    """The games being played, by id: at most `limit` in all and `per_client` per client; a
+    game untouched for `idle` seconds (by `clock`) is dropped. Who makes room for a new game
+    when there is none: `_room`."""
 
     def __init__(self, allowed_checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES,
                  per_client: int = MAX_PER_CLIENT, idle: float = IDLE_SECONDS,
                  clock: Callable[[], float] = time.monotonic,
-                 search_rollouts: int | None = SEARCH_ROLLOUTS, stall_outcome: str | None = None):
+                 search_rollouts: int | None = SEARCH_ROLLOUTS, stall_outcome: str | None = None,
+                 evict_idle: float = EVICT_IDLE_SECONDS):
         self._tables: OrderedDict[str, Table] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
         self.allowed_checkpoints = allowed_checkpoints
@@ -315,6 +339,10 @@ class TableStore:
         if not idle > 0:
             raise ValueError(f"idle must be a positive number of seconds, got {idle!r}")
         self.idle, self.clock, self.search_rollouts = idle, clock, search_rollouts
+        if not evict_idle > 0:
+            raise ValueError(f"evict_idle must be a positive number of seconds, got "
+                             f"{checks.shown(evict_idle)}")
+        self.evict_idle = min(evict_idle, idle)
         if stall_outcome is not None:
             checks.one_of(stall_outcome, STALL_OUTCOMES, "stall_outcome")
         self.stall_outcome = stall_outcome  # every game's reading of a stall (None: default)
@@ -333,15 +361,38 @@ class TableStore:
                 break
             del self._tables[key]
 
+    def _room(self, client: str, now: float) -> str | None:
+        """The game to drop to make room for a new one of `client` (the lock is held), None
+        if there is room already; 503 if none may go. In turn: the client's own least
+        recently used game (past its share, or when every table is taken: a client that has a
+        game can always start its next); the least recently used game untouched for
+        `evict_idle` seconds (the idle go first); the least recently used game of the client
+        holding the most, if it holds more than one (nobody keeps others out; a person with
+        one game keeps it). Only when every client holds one game, all in play, is a new
+        client refused."""
+        self._sweep(now)
+        mine = [k for k, t in self._tables.items() if t.client == client]
+        if len(mine) >= self.per_client:
+            return mine[0]
+        if len(self._tables) < self.limit:
+            return None
+        if mine:
+            return mine[0]
+        key, table = next(iter(self._tables.items()))  # the least recently used
+        if now - table.touched >= self.evict_idle:
+            return key
+        held = Counter(t.client for t in self._tables.values())
+        most, count = held.most_common(1)[0]
+        if count > 1:
+            return next(k for k, t in self._tables.items() if t.client == most)
+        raise ApiError(503, f"the server is full ({self.limit} games in play, one each); try "
+                            f"again later")
+
     def has_room(self, client: str) -> None:
         """Raise 503 if a new game of `client` could not be kept now (a cheap check before a
-        game is built)."""
+        game is built; nothing is dropped yet)."""
         with self._lock:
-            self._sweep(self.clock())
-            mine = sum(t.client == client for t in self._tables.values())
-            if len(self._tables) >= self.limit and mine < self.per_client:
-                raise ApiError(503, f"the server is full ({self.limit} games in play); try "
-                                    f"again later")
+            self._room(client, self.clock())
 
     def build(self, body: dict) -> Table:
         """A new table from a POST /api/games body (not kept yet: see `add`); its bots' moves
@@ -398,13 +449,8 @@ class TableStore:
         key = secrets.token_urlsafe(16)
         with self._lock:
             now = self.clock()
-            self._sweep(now)
-            mine = [k for k, t in self._tables.items() if t.client == client]
-            while len(mine) >= self.per_client:
-                del self._tables[mine.pop(0)]  # the client's least recently used game
-            if len(self._tables) >= self.limit:
-                raise ApiError(503, f"the server is full ({self.limit} games in play); try "
-                                    f"again later")
+            while (gone := self._room(client, now)) is not None:
+                del self._tables[gone]
             table.client, table.touched = client, now
             self._tables[key] = table
         return key
@@ -637,7 +683,7 @@ class Api:
 
     async def new(self, request: Request) -> Response:
         body = await body_of(request, self.body_timeout)
-        client = request.client.host if request.client else "unknown"
+        client = client_key(request.client.host) if request.client else "unknown"
         self.tables.has_room(client)
         table = await self.off_loop(self.tables.build, body)  # loads checkpoints, plays bots
         key = self.tables.add(table, client)
@@ -711,17 +757,60 @@ def create_app(checkpoints: tuple[str, ...] = (), limit: int = MAX_TABLES, *,
     return app
 
 
-def head_timeout_protocol(timeout: float = HEAD_TIMEOUT):
+_BUSY_BODY = b'{"error": "too many connections from your address at once"}'
+BUSY = (b"HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\n"
+        b"connection: close\r\ncontent-length: " + str(len(_BUSY_BODY)).encode() +
+        b"\r\n\r\n" + _BUSY_BODY)
+
+
+class ClientConnections:
+    """Open connections by client (`client_key`), at most `per_client` each (one server's
+    event loop uses it: no lock)."""
+
+    def __init__(self, per_client: int):
+        self.per_client = checks.integer(per_client, "per_client", minimum=1)
+        self.open: dict[str, int] = {}
+
+    def take(self, key: str) -> bool:
+        """Count a new connection of `key`; False (not counted) if it has its share open."""
+        if self.open.get(key, 0) >= self.per_client:
+            return False
+        self.open[key] = self.open.get(key, 0) + 1
+        return True
+
+    def give(self, key: str) -> None:
+        """A counted connection of `key` closed."""
+        left = self.open[key] - 1
+        if left:
+            self.open[key] = left
+        else:
+            del self.open[key]
+
+
+def head_timeout_protocol(timeout: float = HEAD_TIMEOUT,
+                          per_client: int = MAX_CONNECTIONS_PER_CLIENT):
     """uvicorn's h11 protocol, closing a connection whose request head has not fully arrived
     `timeout` seconds after it opened or after its last response (uvicorn times out only an
-    idle keep-alive connection, not a slow or silent one)."""
+    idle keep-alive connection, not a slow or silent one), and answering 503 to, then
+    closing, a connection past `per_client` open at once from one client (`client_key`):
+    uvicorn's own limit counts every client together, so one could take it all."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    counted = ClientConnections(per_client)  # this server's connections
 
     class HeadTimeoutProtocol(H11Protocol):
         _head_timer: asyncio.TimerHandle | None = None
+        _client: str | None = None  # the key counted for this connection
 
         def connection_made(self, transport):  # type: ignore[override]
             super().connection_made(transport)
+            peer = transport.get_extra_info("peername")
+            key = client_key(str(peer[0])) if peer else "unknown"
+            if not counted.take(key):
+                transport.write(BUSY)
+                transport.close()
+                return
+            self._client = key
             self._arm()
 
         def data_received(self, data: bytes) -> None:
@@ -733,6 +822,9 @@ def head_timeout_protocol(timeout: float = HEAD_TIMEOUT):
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
+            if self._client is not None:
+                counted.give(self._client)
+                self._client = None
             super().connection_lost(exc)
 
         def _between_requests(self) -> bool:
@@ -757,12 +849,13 @@ def head_timeout_protocol(timeout: float = HEAD_TIMEOUT):
 
 def server_config(app, host: str = "127.0.0.1", port: int = 8000, *,
                   head_timeout: float = HEAD_TIMEOUT, keep_alive: int = KEEP_ALIVE,
-                  max_connections: int = MAX_CONNECTIONS):
+                  max_connections: int = MAX_CONNECTIONS,
+                  per_client: int = MAX_CONNECTIONS_PER_CLIENT):
     """The uvicorn configuration `serve` runs `app` with: the connection limits above."""
     import uvicorn
 
     return uvicorn.Config(app, host=host, port=port, log_level="warning",
-                          http=head_timeout_protocol(head_timeout),
+                          http=head_timeout_protocol(head_timeout, per_client),
                           timeout_keep_alive=keep_alive,
                           h11_max_incomplete_event_size=MAX_HEADER_BYTES,
                           limit_concurrency=max_connections, timeout_graceful_shutdown=5,
