@@ -334,3 +334,17 @@ def test_a_refused_checkpoint_is_remembered_and_not_read_again(tmp_path, monkeyp
     card["policy"]["net_arch"] = [512, 512, 256]  # a changed card is read afresh
     _write_card(path, card)
     assert load_model(str(path)) is not None and len(reads) == 2
+
+
+def test_weights_larger_than_the_loaders_cap_are_refused_unread(tmp_path, monkeypatch):
+    from skipbo_env.players import checkpoints
+
+    path = _copy_with(tmp_path, "big", {})
+    with zipfile.ZipFile(path) as z:
+        size = z.getinfo("policy.pth").file_size
+    monkeypatch.setattr(checkpoints, "MAX_WEIGHTS_BYTES", size - 1)
+    read = []
+    monkeypatch.setattr(zipfile.ZipFile, "read", lambda self, *a: read.append(a) or b"")
+    with pytest.raises(ValueError, match=f"policy.pth is {size} bytes, over the {size - 1}"):
+        load_model(str(path))
+    assert read == []  # refused by its stated size, before a byte of it was inflated

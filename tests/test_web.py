@@ -328,7 +328,8 @@ def parse(host):
 def test_a_post_from_another_site_is_refused(client):
     body = {"variant": "short", "opponents": ["naive"]}
     for origin in ("http://evil.example", "null", "http://testserver:8080",
-                   "https://testserver", "http://testserver.evil.example", "file://"):
+                   "https://testserver", "https://testserver:80", "http://testserver.evil.example",
+                   "file://"):
         r = client.post("/api/games", json=body, headers={"origin": origin})
         assert r.status_code == 403 and "cross-origin" in r.json()["error"], origin
     assert len(client.app.state.tables) == 0
@@ -340,6 +341,22 @@ def test_a_post_from_another_site_is_refused(client):
     # The page's own origin (and no Origin at all, as from curl) is fine.
     r = client.post("/api/games", json=body, headers={"origin": "http://testserver"})
     assert r.status_code == 200
+
+
+def test_a_post_whose_origin_has_another_scheme_is_refused_even_on_the_same_port(client):
+    body = {"variant": "short", "opponents": ["naive"]}
+    r = client.post("/api/games", json=body, headers={"origin": "https://testserver:80"})
+    assert r.status_code == 403 and len(client.app.state.tables) == 0
+
+
+def test_a_post_with_two_origin_headers_is_refused_whatever_the_first_says(client):
+    body = {"variant": "short", "opponents": ["naive"]}
+    for pair in (["http://testserver", "http://evil.example"],
+                 ["http://testserver", "http://testserver"]):
+        r = client.post("/api/games", json=body,
+                        headers=[("origin", pair[0]), ("origin", pair[1])])
+        assert r.status_code == 403, pair
+    assert len(client.app.state.tables) == 0
 
 
 def test_a_post_that_is_not_json_is_refused_with_415(client):
