@@ -155,11 +155,12 @@ def test_the_tournament_command_names_a_bad_player():
     assert result.returncode == 2 and "unknown player 'wizard'" in result.stderr
 
 
-def test_expert_beats_random_in_200_short_games():
+def test_expert_wins_nine_short_games_in_ten_against_random():
+    # docs/agents.md measures 97-99.8% (stock 20 and 30); nine in ten leaves room for the
+    # seed, not for a bug that makes expert play like random.
     rules = Rules.preset("standard", 2, stock_size=10)
     result = run_games(rules, ["expert", "random"], 200, seed=0, workers=1, progress=False)
-    assert result["players"]["expert"]["win_rate"] > 0.5
-    assert result["players"]["random"]["wins"] < result["players"]["expert"]["wins"]
+    assert result["players"]["expert"]["win_rate"] >= 0.9
 
 
 def test_expert_plays_the_chain_that_reaches_its_stock_from_discard_tops_first():
@@ -300,22 +301,41 @@ def test_a_round_robin_gives_the_pairwise_table_and_elo_ratings():
 
 
 def test_lookahead_keeps_experts_choice_unless_the_search_shows_a_better_one(monkeypatch):
-    # With an unreachable evidence bar, every move is expert's; with the default bar the
-    # search does change some moves in the same game.
-    def moves(agent, deal):
-        game, out = Game(Rules.preset("standard", 2, stock_size=10), deal), []
-        expert = make_agent("expert")
+    # Every move that differs from expert's was backed by the search: its paired outcome beat
+    # expert's by more than Z standard errors. Every move the search did not back is expert's.
+    # And the search does change some moves, so both halves are exercised.
+    rules = Rules.preset("standard", 2, stock_size=10)
+    last_z = []
+    real_z = LookaheadAgent._z
+
+    def recording_z(values):
+        last_z.append(real_z(values))
+        return last_z[-1]
+
+    monkeypatch.setattr(LookaheadAgent, "_z", staticmethod(recording_z))
+    changed = kept = 0
+    for deal in range(4):
+        game, agent, expert = Game(rules, deal), LookaheadAgent(0, samples=4), make_agent("expert")
         while not game.is_over:
-            player = agent if game.current_player == 0 else expert
-            out.append(player.act(game.view()))
-            game.step(out[-1])
-        return out
-    deals = range(4)
-    searched = [moves(LookaheadAgent(0, samples=4), deal) for deal in deals]
-    experts = [moves(make_agent("expert"), deal) for deal in deals]
+            view = game.view()
+            if game.current_player == 0:
+                last_z.clear()
+                move, experts = agent.act(view), expert.act(view)
+                backed = bool(last_z) and float(np.max(last_z[-1])) > LookaheadAgent.Z
+                assert move == experts or backed, (deal, game.turn, game.describe(move))
+                changed += move != experts
+                kept += bool(last_z) and not backed
+            else:
+                move = expert.act(view)
+            game.step(move)
+    assert changed > 0 and kept > 0
+    # With an unreachable evidence bar, every move is expert's.
     monkeypatch.setattr(LookaheadAgent, "Z", float("inf"))
-    assert [moves(LookaheadAgent(0, samples=4), deal) for deal in deals] == experts
-    assert searched != experts
+    game, agent, expert = Game(rules, 0), LookaheadAgent(0, samples=4), make_agent("expert")
+    while not game.is_over:
+        move = expert.act(game.view())
+        assert game.current_player != 0 or agent.act(game.view()) == move
+        game.step(move)
 
 
 def test_lookahead_needs_at_least_two_samples():

@@ -55,10 +55,30 @@ def _plays_as_the_policy(agent, policy, seed: int) -> None:
         game.step(policy.act(game.view()))
 
 
-def test_the_search_plays_the_policys_move_where_the_policy_is_sure():
-    agent = make_agent(NAME, 0, RULES)
-    agent.SURE = 0.0  # sure of every move: never searches
-    _plays_as_the_policy(agent, make_agent(CKPT, 0, RULES), seed=2)
+def test_the_search_plays_the_policys_move_where_the_policy_is_sure(monkeypatch):
+    # Under the default bar: where the policy's best move is at least SURE likely the agent
+    # plays it without a rollout; elsewhere it searches. Both kinds of decision occur.
+    agent, policy = make_agent(NAME, 0, RULES), make_agent(CKPT, 0, RULES)
+    rollouts = []
+    real = PolicyLookaheadAgent._values
+    monkeypatch.setattr(PolicyLookaheadAgent, "_values",
+                        lambda self, *a: rollouts.append(1) or real(self, *a))
+    sure = searched = 0
+    for seed in range(3):
+        game, expert = Game(RULES, seed=seed), make_agent("expert", 1)
+        while not game.is_over and game.turn < 40:
+            view = game.view()
+            if game.current_player != 0:
+                game.step(expert.act(view))
+                continue
+            rollouts.clear()
+            move = agent.act(view)
+            if policy.probabilities(view).max() >= agent.SURE:
+                assert move == policy.act(view) and not rollouts
+                sure += 1
+            searched += bool(rollouts)
+            game.step(move)
+    assert sure > 0 and searched > 0
 
 
 def test_a_rollout_cap_too_small_for_two_deals_an_action_plays_the_policys_move():

@@ -148,6 +148,7 @@ def test_an_action_that_is_no_integer_of_the_space_is_an_error_not_a_loss(bad):
 
 
 def test_rllibs_env_check_passes_on_the_rllib_env():
+    pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
     from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
     from skipbo_env.integrations.rllib import SkipBoPettingZooEnv
