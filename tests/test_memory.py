@@ -1,5 +1,11 @@
 """Process-wide memos are bounded: memory stays flat however many rules sets a process meets
-(benchmarks/soak.py measures it over thousands of games)."""
+(benchmarks/soak.py measures it over thousands of games). The RSS tests measure it in a fresh
+process: unbounded, either memo grows by about 80 MiB over the same work."""
+
+import json
+import subprocess
+import sys
+import textwrap
 
 import numpy as np
 
@@ -46,3 +52,54 @@ def test_a_game_plays_on_alike_after_its_rules_left_the_memo():
     spec._SPECS.clear()
     spec._TARGET_MEMOS.clear()
     assert _play_out(game) == kept
+
+
+GROWTH_LIMIT_KIB = 16 * 1024
+_MEASURE = textwrap.dedent("""
+    import gc, itertools, json
+    from skipbo_env import Game, Rules
+    from skipbo_env.spec import GameSpec
+
+    def rss_kib():
+        gc.collect()  # what is unreachable is not a leak, only garbage not yet collected
+        with open("/proc/self/status") as f:
+            return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+    def growth(step, warm, more):
+        step(warm)  # past the memo's limit: from here a bounded memo only replaces entries
+        before = rss_kib()
+        step(more)
+        return rss_kib() - before
+
+    game = Game(Rules.preset("standard", 2, building_piles=6), seed=0)
+    sizes = itertools.product(range(12), repeat=6)  # building piles of every size
+
+    def targets(n):
+        for _ in range(n):
+            game._targets_for(next(sizes))
+
+    rules = (Rules.preset("standard", 2, stock_size=s, hand_size=h, max_turns=m)
+             for m in range(100, 10**6) for s in range(1, 31) for h in range(1, 11))
+
+    def specs(n):
+        for _ in range(n):
+            GameSpec.of(next(rules))
+
+    print(json.dumps({"targets": growth(targets, 5_000, 60_000),
+                      "specs": growth(specs, 600, 6_000)}))
+""")
+
+
+def _growth_kib() -> dict:
+    out = subprocess.run([sys.executable, "-c", _MEASURE], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_memory_stays_flat_however_many_building_pile_sizes_and_rules_sets_a_process_meets():
+    # 60,000 new building-pile sizes in one rules set, then 6,000 new rules sets: each past
+    # its memo's limit (MAX_TARGET_KEYS, MAX_SPECS), so a bounded memo only replaces entries.
+    growth = _growth_kib()
+    assert growth["targets"] < GROWTH_LIMIT_KIB, growth
+    assert growth["specs"] < GROWTH_LIMIT_KIB, growth
