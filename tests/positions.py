@@ -2,8 +2,9 @@
 
 Every position is a `BatchedCheckedGame`: each action a rule test takes in it is also taken
 by the batched engine (skipbo_env.vector) from the same position, which must show the same
-legal actions and observation before it and reach the same state after it. So the rule tests
-are differential tests of the batched engine too.
+legal actions and observation before it and reach the same state after it, and each list of
+legal actions a test reads through `described` is checked against the batched engine's. So
+the rule tests are differential tests of the batched engine too.
 """
 
 from __future__ import annotations
@@ -35,15 +36,22 @@ def _engine(rules: Rules):
 class BatchedCheckedGame(Game):
     """A reference game whose every step is checked against the batched engine."""
 
-    def step(self, action: int) -> None:
+    def check_batched(self, where: str = ""):
+        """Load this position into the batched engine, which must hold the same state and,
+        while the game is on, offer the same legal actions and observation. The engine."""
         engine = _engine(self.rules)
         engine.set_game(0, self)
-        assert engine.state_dict(0) == self.to_dict(), "the batched engine loads the position"
-        where = f"{self!r}, action {action}"
+        where = where or repr(self)
+        assert engine.state_dict(0) == self.to_dict(), f"the batched engine loads {where}"
         if not self.is_over:
             assert np.array_equal(engine.masks[0], self.action_mask()), f"mask, {where}"
             assert np.array_equal(engine.obs[0], ObservationEncoder(self.rules).encode(
                 self, self.current_player)), f"observation, {where}"
+        return engine
+
+    def step(self, action: int) -> None:
+        where = f"{self!r}, action {action}"
+        engine = self.check_batched(where)
         legal = not self.is_over and isinstance(action, (int, np.integer)) \
             and not isinstance(action, bool) and action in self.legal_actions()
         super().step(action)  # raises for an illegal action, as before
@@ -150,7 +158,10 @@ def play(game: Game, description: str) -> None:
 
 
 def described(game: Game) -> list[str]:
-    """Descriptions of the legal actions."""
+    """Descriptions of the legal actions (in a set-up position, the batched engine must offer
+    the same ones)."""
+    if isinstance(game, BatchedCheckedGame):
+        game.check_batched()
     return [game.describe(a) for a in game.legal_actions()]
 
 

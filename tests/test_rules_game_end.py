@@ -189,6 +189,22 @@ def test_no_draw_is_declared_while_cards_remain_to_draw():
     assert not game.is_over
 
 
+def test_no_draw_is_declared_while_set_aside_cards_remain_to_reshuffle():
+    # The draw pile is empty and nobody can play, but a completed pile waits to be shuffled
+    # in: a full round of turns without a card played is no stalled round.
+    rules = Rules.preset("standard", 2, copies_per_rank=3, wilds=0, stock_size=6)
+    game = position(rules, building=[[1, 2, 3, 4], [], [], []], set_aside=range(1, 13),
+                    players=[{"hand": [12, 12, 11, 11, 10], "stock": [10, 9],
+                              "discard_piles": [[5, 6], [], [], []]},
+                             {"hand": [9, 8, 8, 7, 7], "stock": [1, 2, 3, 4, 5, 6]}])
+    assert not game.draw_pile
+    play(game, "discard hand 12 -> discard pile 1")
+    play(game, "discard hand 9 -> discard pile 1")  # player 1 held five cards: drew none
+    assert not game.is_over and game.stall_turns == 0
+    # Player 0's draw shuffled the set-aside pile in.
+    assert game.set_aside == [] and len(game.draw_pile) == 11 and len(game.hands[0]) == 5
+
+
 def test_max_turns_truncates_the_game():
     rules = Rules.preset("standard", 2, max_turns=3)
     game = Game(rules, 0)

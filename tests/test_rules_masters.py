@@ -91,6 +91,19 @@ def test_a_coin_play_needs_enough_coins():
     assert not any(d.startswith("pay 9 coins") for d in described(game))
 
 
+def test_no_coin_is_played_as_a_12_for_no_card_could_follow_it():
+    # "You must play the next card in sequence": after a 12 there is none, whatever the
+    # player holds (a 1 or a Skip-Bo would start a new pile, not follow the coin).
+    game = position(MASTERS, building=[list(range(1, 12))], coins=[12, 12], players=[
+        {"hand": [W, 12, 1, 9, 9], "stock": [7]}, {"stock": [6]}])
+    moves = described(game)
+    assert "pay 11 coins as the 11 on building pile 0" not in moves  # the pile shows 11
+    assert not any(d.startswith("pay 12 coins") for d in moves)
+    assert "pay 1 coin as the 1 on building pile 1" in moves  # coins are played elsewhere
+    play(game, "hand 12 -> building pile 0")  # the batched engine offered the same moves
+    assert game.building[0] == []
+
+
 def test_a_coin_place_is_no_card_when_the_pile_is_set_aside():
     game = position(MASTERS, building=[list(range(1, 11))], players=[
         {"hand": [12, 9, 9, 9, 9], "stock": [7]}, {"stock": [6]}])
@@ -221,6 +234,7 @@ def test_the_observation_shows_coins_pile_coins_and_the_tolls_of_visible_cards()
         {"hand": [9, 9, 10, 11, 12], "stock": [5]}, {"stock": [6, t(7, 2)]}])
     enc = ObservationEncoder(MASTERS)
     obs = enc.encode(game, 0)
+    assert np.array_equal(game.check_batched().obs[0], obs)  # the batched engine's alike
     sections = {name: (start, width) for name, start, width in enc.sections}
     start, width = sections["coins"]
     assert np.allclose(obs[start:start + width] * 24, [9, 12])
