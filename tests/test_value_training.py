@@ -160,3 +160,40 @@ def test_a_guide_for_other_rules_is_refused(tmp_path):
 def test_a_guide_top_past_the_candidates_is_refused(tmp_path):
     with pytest.raises(ValueError, match="guide_top"):
         load_value_config(write(tmp_path, guide="value_standard_2p", guide_top=4))
+
+
+def test_a_refit_reads_the_samples_its_collection_wrote_and_the_card_says_so(tmp_path):
+    cfg = load_value_config(write(tmp_path, rules={"stock_size": 5}))
+    samples = str(tmp_path / "s.npz")
+    train_value(cfg, str(tmp_path / "a"), log=lambda line: None, samples=samples)
+    first = json.loads((tmp_path / "a" / "tiny.json").read_text())
+    wider = load_value_config(write(tmp_path, rules={"stock_size": 5}, hidden=[16], epochs=2))
+    train_value(wider, str(tmp_path / "b"), log=lambda line: None, samples=samples)
+    second = json.loads((tmp_path / "b" / "tiny.json").read_text())
+    assert not first["samples_read"] and second["samples_read"]
+    assert second["samples"] == first["samples"]
+    assert second["collect_seconds"] == pytest.approx(first["collect_seconds"])
+    assert second["seconds"] >= second["collect_seconds"]
+
+
+@pytest.mark.parametrize("change", [{"seed": 1}, {"games": 4}, {"deals": 3},
+                                    {"rules": {"stock_size": 6}}])
+def test_samples_collected_otherwise_than_the_config_collects_are_refused(tmp_path, change):
+    cfg = load_value_config(write(tmp_path, rules={"stock_size": 5}))
+    samples = str(tmp_path / "s.npz")
+    train_value(cfg, str(tmp_path / "a"), log=lambda line: None, samples=samples)
+    other = load_value_config(write(tmp_path, **{"rules": {"stock_size": 5}, **change}))
+    key = next(iter(change))
+    with pytest.raises(ValueError, match=f"collected otherwise than config tiny collects "
+                                         rf"\({key}: "):
+        train_value(other, str(tmp_path / "b"), log=lambda line: None, samples=samples)
+    assert not (tmp_path / "b" / "tiny.npz").exists()
+
+
+def test_a_samples_file_without_its_collection_is_refused(tmp_path):
+    cfg = load_value_config(write(tmp_path, rules={"stock_size": 5}))
+    samples = tmp_path / "s.npz"
+    np.savez(samples, x=np.zeros((2, 3), np.float16), y=np.zeros(2, np.float32),
+             decision=np.zeros(2, np.int64), expert=np.ones(2, bool))
+    with pytest.raises(ValueError, match="lacks meta"):
+        train_value(cfg, str(tmp_path / "b"), log=lambda line: None, samples=str(samples))

@@ -23,6 +23,7 @@ import json
 import os
 import time
 from dataclasses import asdict, dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -441,22 +442,63 @@ def _held_out(net, x, y, starts, ends, ids) -> dict:
             "held_out_regret": float(np.mean(regret))}
 
 
+# The config keys the samples depend on: a samples file is read for a config only when its
+# values of these are the config's (the fit's keys may differ: that is what refitting is for).
+COLLECT_KEYS = ("variant", "num_players", "rules", "seed", "games", "decisions_per_game",
+                "candidates", "guide", "guide_top", "rollout_rows", "deals", "win_bonus",
+                "label_scale", "workers")
+SAMPLE_ARRAYS = ("x", "y", "decision", "expert")
+
+
+def collection_of(cfg: ValueConfig) -> dict:
+    """The values of `COLLECT_KEYS` in `cfg`, as JSON writes them."""
+    return json.loads(json.dumps({k: getattr(cfg, k) for k in COLLECT_KEYS}))
+
+
+def save_samples(path: str, data: dict, cfg: ValueConfig, seconds: float) -> None:
+    """Write collected samples with the collection they came from and its time."""
+    meta = json.dumps({"collection": collection_of(cfg), "collect_seconds": seconds})
+    np.savez(path, meta=np.array(meta), **{k: data[k] for k in SAMPLE_ARRAYS})
+
+
+def load_samples(path: str, cfg: ValueConfig) -> tuple[dict, float]:
+    """The samples in `path` and the seconds their collection took, refused (ValueError) unless
+    they were collected as `cfg` would collect them."""
+    with np.load(path, allow_pickle=False) as f:
+        missing = [k for k in ("meta", *SAMPLE_ARRAYS) if k not in f.files]
+        if missing:
+            raise ValueError(f"samples file {path} lacks {', '.join(missing)}: not written by "
+                             "this version's collection (collect again)")
+        meta = json.loads(str(f["meta"]))
+        data = {k: f[k] for k in SAMPLE_ARRAYS}
+    wanted = collection_of(cfg)
+    differ = [k for k in COLLECT_KEYS if meta["collection"].get(k) != wanted[k]]
+    if differ:
+        shown = ", ".join(f"{k}: {checks.shown(meta['collection'].get(k))} there, "
+                          f"{checks.shown(wanted[k])} here" for k in differ)
+        raise ValueError(f"samples file {path} was collected otherwise than config "
+                         f"{cfg.name} collects ({shown})")
+    return data, float(meta["collect_seconds"])
+
+
 def train_value(cfg: ValueConfig, out_dir: str, log=print, samples: str | None = None,
                 device: str = "cpu") -> str:
     """Collect, fit (on torch's `device`) and save ``out_dir/<name>.npz`` with its model
     card; returns the path. `samples`: an ``.npz`` of collected samples, written after
-    collecting, or read instead of collecting when it exists (to fit again)."""
+    collecting, or read instead of collecting when it exists (to fit again; it must have
+    been collected as `cfg` collects: `load_samples`)."""
     os.makedirs(out_dir, exist_ok=True)
     start = time.time()
-    if samples and os.path.isfile(samples):
-        with np.load(samples, allow_pickle=False) as f:
-            data = {k: f[k] for k in ("x", "y", "decision", "expert")}
-        log(f"samples read from {samples}")
+    read = bool(samples and os.path.isfile(samples))
+    if read:
+        data, collected = load_samples(cast(str, samples), cfg)
+        log(f"samples read from {samples} (collected in {collected:,.0f} s)")
+        start = time.time() - collected  # the card counts the collection's own time
     else:
         data = collect(cfg, log)
+        collected = time.time() - start
         if samples:
-            np.savez(samples, **data)
-    collected = time.time() - start
+            save_samples(samples, data, cfg, collected)
     log(f"samples {len(data['y']):,} in {collected:,.0f} s")
     layers, curve = fit(cfg, data, log, device)
     path = os.path.join(out_dir, f"{cfg.name}.npz")
@@ -468,7 +510,7 @@ def train_value(cfg: ValueConfig, out_dir: str, log=print, samples: str | None =
                                                     "features": cfg.features},
             "config": asdict(cfg), "samples": len(data["y"]),
             "decisions": int(data["decision"].max() + 1),
-            "collect_seconds": collected, "fit": curve,
+            "collect_seconds": collected, "samples_read": read, "fit": curve,
             "seconds": time.time() - start,
             "peak_rss_mib": peak_rss_mib()}
     write_card(os.path.splitext(path)[0] + ".json", card)
