@@ -55,3 +55,21 @@ def test_a_dead_workers_deals_are_played_again_with_the_same_results(tmp_path):
 def test_a_worker_that_dies_every_time_stops_the_tournament_with_the_reason():
     with pytest.raises(tournament.WorkerDied, match="worker process died .* no result"):
         list(tournament._parts(_jobs(), 2, always_die))
+
+
+@pytest.mark.parametrize("command", [
+    ["tournament", "--players", "greedy,random", "--games", "4", "--stock-size", "3"],
+    ["evaluate", "short_2p", "--opponents", "random", "--games", "4"],
+    ["benchmark", "short_2p", "--player", "naive", "--games", "2"]])
+def test_tournament_evaluate_and_benchmark_exit_1_naming_the_dead_worker(command, monkeypatch,
+                                                                           capsys, tmp_path):
+    from skipbo_env.apps import cli
+
+    def dead(*args, **kwargs):
+        raise tournament.WorkerDied("a worker process died (signal 9): no result")
+
+    monkeypatch.setattr(tournament, "_parts", dead)
+    monkeypatch.chdir(tmp_path)
+    assert cli.main([*command, "--workers", "2"]) == 1
+    err = capsys.readouterr().err
+    assert f"skipbo {command[0]}: error: a worker process died" in err
