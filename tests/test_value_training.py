@@ -197,3 +197,19 @@ def test_a_samples_file_without_its_collection_is_refused(tmp_path):
              decision=np.zeros(2, np.int64), expert=np.ones(2, bool))
     with pytest.raises(ValueError, match="lacks meta"):
         train_value(cfg, str(tmp_path / "b"), log=lambda line: None, samples=str(samples))
+
+
+@pytest.mark.parametrize("content", ["not a zip", "meta list", "meta not json"])
+def test_a_file_that_is_no_samples_file_is_refused_naming_it(tmp_path, content):
+    cfg = load_value_config(write(tmp_path, rules={"stock_size": 5}))
+    samples = tmp_path / "s.npz"
+    arrays = dict(x=np.zeros((2, 3), np.float16), y=np.zeros(2, np.float32),
+                  decision=np.zeros(2, np.int64), expert=np.ones(2, bool))
+    if content == "not a zip":
+        samples.write_text("hello")
+    else:
+        np.savez(samples, meta=np.array("[1, 2]" if content == "meta list" else "{oops"),
+                 **arrays)
+    with pytest.raises(ValueError, match=f"samples file {samples}"):
+        train_value(cfg, str(tmp_path / "b"), log=lambda line: None, samples=str(samples))
+    assert not (tmp_path / "b" / "tiny.npz").exists()

@@ -29,8 +29,12 @@ def main(argv: list[str] | None = None) -> int:
         if not torch.cuda.is_available():
             print("error: --device cuda: torch sees no CUDA device here", file=sys.stderr)
             return 2
-    path = train_value(cfg, args.out, log=lambda line: print(line, flush=True),
-                       samples=args.samples, device=args.device)
+    try:
+        path = train_value(cfg, args.out, log=lambda line: print(line, flush=True),
+                           samples=args.samples, device=args.device)
+    except (OSError, ValueError) as e:  # a samples file that is not one, an unwritable --out
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     print(f"saved {path}")
     return 0
 

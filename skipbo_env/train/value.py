@@ -22,6 +22,7 @@ import itertools
 import json
 import os
 import time
+import zipfile
 from dataclasses import asdict, dataclass, field
 from typing import cast
 
@@ -464,13 +465,22 @@ def save_samples(path: str, data: dict, cfg: ValueConfig, seconds: float) -> Non
 def load_samples(path: str, cfg: ValueConfig) -> tuple[dict, float]:
     """The samples in `path` and the seconds their collection took, refused (ValueError) unless
     they were collected as `cfg` would collect them."""
-    with np.load(path, allow_pickle=False) as f:
-        missing = [k for k in ("meta", *SAMPLE_ARRAYS) if k not in f.files]
-        if missing:
-            raise ValueError(f"samples file {path} lacks {', '.join(missing)}: not written by "
-                             "this version's collection (collect again)")
-        meta = json.loads(str(f["meta"]))
-        data = {k: f[k] for k in SAMPLE_ARRAYS}
+    try:
+        with np.load(path, allow_pickle=False) as f:
+            missing = [k for k in ("meta", *SAMPLE_ARRAYS) if k not in f.files]
+            if missing:
+                raise ValueError(f"samples file {path} lacks {', '.join(missing)}: not written "
+                                 "by this version's collection (collect again)")
+            meta = json.loads(str(f["meta"]))
+            data = {k: f[k] for k in SAMPLE_ARRAYS}
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as e:
+        if str(e).startswith(f"samples file {path}"):
+            raise
+        raise ValueError(f"samples file {path} is not a samples file this package wrote "
+                         f"({type(e).__name__})") from None
+    if not (isinstance(meta, dict) and isinstance(meta.get("collection"), dict)
+            and isinstance(meta.get("collect_seconds"), (int, float))):
+        raise ValueError(f"samples file {path}: its meta is not a collection record")
     wanted = collection_of(cfg)
     differ = [k for k in COLLECT_KEYS if meta["collection"].get(k) != wanted[k]]
     if differ:
