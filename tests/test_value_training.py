@@ -10,7 +10,7 @@ import pytest
 
 from skipbo_env import Game, Rules
 from skipbo_env.players.registry import make_agent
-from skipbo_env.train.value import collect, load_value_config, train_value
+from skipbo_env.train.value import _collect, _shard_seed, collect, load_value_config, train_value
 
 TINY = {"name": "tiny", "games": 3, "decisions_per_game": 3, "candidates": 4,
         "rollout_rows": 16, "deals": 2, "hidden": [8], "epochs": 1}
@@ -67,6 +67,17 @@ def test_workers_share_the_games_and_number_the_decisions_in_order(tmp_path):
     assert data["expert"].sum() == len(ids) == 9  # 3 games' 3 decisions each
     again = collect(cfg, log=lambda line: None)
     assert np.array_equal(data["x"], again["x"]) and np.array_equal(data["y"], again["y"])
+
+
+def test_a_sharded_collection_is_each_shard_collected_alone_joined_in_order(tmp_path):
+    # more shards than cores: they take turns, and the join copies each in its place
+    cfg = load_value_config(write(tmp_path, workers=3, games=3))
+    data = collect(cfg, log=lambda line: None)
+    alone = [_collect(cfg, 1, _shard_seed(cfg.seed, i), log=lambda line: None)
+             for i in range(3)]
+    for k in ("x", "y", "expert"):
+        assert np.array_equal(data[k], np.concatenate([part[k] for part in alone]))
+    assert data["x"].dtype == np.float16
 
 
 def test_labels_lie_within_the_tanh_range_and_expert_choices_are_marked(tmp_path):

@@ -271,14 +271,30 @@ def collect(cfg: ValueConfig, log=print) -> dict:
     shares = [cfg.games // cfg.workers + (i < cfg.games % cfg.workers)
               for i in range(cfg.workers)]
     jobs = [(cfg, games, _shard_seed(cfg.seed, i)) for i, games in enumerate(shares) if games]
-    with multiprocessing.get_context("spawn").Pool(len(jobs)) as pool:
+    at_once = min(len(jobs), os.cpu_count() or 1)
+    with multiprocessing.get_context("spawn").Pool(at_once) as pool:
         parts = pool.starmap(_collect_quietly, jobs)
     offset = 0
     for part in parts:
         part["decision"] += offset
         offset = int(part["decision"].max()) + 1 if len(part["decision"]) else offset
     log(f"{len(parts)} workers: decisions {offset:,}")
-    return {k: np.concatenate([part[k] for part in parts]) for k in parts[0]}
+    return _joined(parts)
+
+
+def _joined(parts: list[dict]) -> dict:
+    """The parts' arrays joined in order, each part's freed once copied (the peak is the
+    samples once and one part, not twice the samples)."""
+    sizes = [len(part["y"]) for part in parts]
+    out = {k: np.empty((sum(sizes), *v.shape[1:]), dtype=v.dtype) for k, v in parts[0].items()}
+    at = 0
+    for size in sizes:
+        part = parts.pop(0)
+        for k, v in part.items():
+            out[k][at:at + size] = v
+        at += size
+        del part
+    return out
 
 
 def _shard_seed(seed: int, shard: int) -> int:
@@ -354,11 +370,12 @@ def _losses(f, y, local, count: int):
 
 
 def inputs(cfg: ValueConfig, x: np.ndarray, chunk: int = 65536) -> np.ndarray:
-    """The network's inputs (float32) for observations `x`: with `features`, those computed
-    from each observation beside it (`players.value_features`)."""
+    """The network's inputs for observations `x`: `x` itself (float16, converted a batch at a
+    time by the fit: the samples are held once), or with `features`, float32 with those
+    computed from each observation beside it (`players.value_features`)."""
     extend = features_for(cfg.features, _rules(cfg))
     if extend is None:
-        return x.astype(np.float32)
+        return x
     out = np.empty((len(x), extend.size + extend.width), dtype=np.float32)
     for k in range(0, len(x), chunk):
         out[k:k + chunk] = extend(x[k:k + chunk].astype(np.float32))
@@ -398,7 +415,7 @@ def fit(cfg: ValueConfig, data: dict, log=print,
         total, seen = 0.0, 0
         for rows, local in _decision_batches(starts, ends, ids[~held], cfg.batch_size, rng):
             at = torch.from_numpy(rows).to(device)
-            f = net(x[at]).squeeze(1)
+            f = net(x[at].float()).squeeze(1)
             within, plain = _losses(f, y[at], torch.from_numpy(local).to(device),
                                     int(local[-1]) + 1)
             loss = within + cfg.value_weight * plain
@@ -433,7 +450,7 @@ def _held_out(net, x, y, starts, ends, ids) -> dict:
     local = np.repeat(np.arange(len(ids)), ends[ids] - starts[ids])
     at = torch.from_numpy(rows).to(x.device)
     with torch.no_grad():
-        f = net(x[at]).squeeze(1)
+        f = net(x[at].float()).squeeze(1)
         within, plain = _losses(f, y[at], torch.from_numpy(local).to(x.device), len(ids))
     fv, yv = f.cpu().numpy(), y[at].cpu().numpy()
     regret = [yv[a:b].max() - yv[a + int(np.argmax(fv[a:b]))]
