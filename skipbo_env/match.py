@@ -28,7 +28,8 @@ class Match:
         self.game = self._deal(first_player=0)
 
     def _deal(self, first_player: int) -> Game:
-        return Game(self.rules, int(self.rng.integers(2**63)), first_player=first_player,
+        self.game_seed = int(self.rng.integers(2**63))  # the deal's seed, for game records
+        return Game(self.rules, self.game_seed, first_player=first_player,
                     scores=list(self.scores))
 
     @property

@@ -34,7 +34,7 @@ LAYERS = [
     ["picture"],
     ["state_io"],
     ["engine"],
-    ["observation", "match", "segments"],
+    ["observation", "match", "segments", "records"],
     ["players"],
     ["vector"],
     ["envs"],

@@ -18,7 +18,7 @@ RULES = Rules.preset("short", 2, stock_size=3)
 
 def _jobs(deals: int = 6) -> list:
     specs = parse_players(["greedy", "random"])
-    return [(RULES, specs, 11, range(i, i + 1)) for i in range(deals)]
+    return [(RULES, specs, 11, range(i, i + 1), False) for i in range(deals)]
 
 
 def die_once(job):

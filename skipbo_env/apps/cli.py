@@ -21,11 +21,29 @@ from ..players.checkpoints import card_rules, check_checkpoint, model_card
 from ..players.registry import checkpoint_file, parse_players
 from ..rules import STALL_OUTCOMES, VARIANTS, Rules
 from ..text import DECK_STYLES, STALLED, render_table
+from ..version import __version__
+from . import replay as replay_app
 from . import terminal
 from .session import rules_overrides
 
 STALL_HELP = ("how a game nobody can finish ends: fewest_stock (the fewest stock cards left "
               "wins) or draw (default: the rules' default, fewest_stock)")
+
+
+RECORD_HELP = ("write every game to this directory as a game record, one file a game (a new "
+               "or empty directory; skipbo replay FILE steps through one)")
+
+
+class Help(argparse.HelpFormatter):
+    """Help that shows each option's default (where its help does not already say it)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if ("default" in text or not action.option_strings or action.default is None
+                or action.default is False or action.default == []
+                or action.default is argparse.SUPPRESS):
+            return text
+        return f"{text} (default: {action.default})"
 
 
 def _ranged(kind, what: str, low, high=None):
@@ -81,7 +99,7 @@ def tournament(args) -> dict:
     if args.round_robin:
         rules = Rules.preset(args.variant, 2, **overrides)
         result = harness.round_robin(rules, names, args.games, args.seed, args.workers,
-                                     not args.quiet)
+                                     not args.quiet, record_dir=_record_folder(args.record))
         for pair, res in result["pairs"].items():
             print(pair)
             print(harness.format_results(res) + "\n")
@@ -93,8 +111,10 @@ def tournament(args) -> dict:
     else:
         rules = Rules.preset(args.variant, len(names), **overrides)
         result = harness.run_games(rules, names, args.games, args.seed, args.workers,
-                                   not args.quiet)
+                                   not args.quiet, record_dir=_record_folder(args.record))
         print(harness.format_results(result))
+        if args.record:
+            print(f"game records in {args.record} (skipbo replay FILE)")
     if args.json:
         try:
             write_whole(args.json, json.dumps(result, indent=1), replace=True)
@@ -103,32 +123,57 @@ def tournament(args) -> dict:
     return result
 
 
+def _record_folder(path: str | None) -> str | None:
+    """A `--record DIR` checked before any game: a new or empty directory (records are never
+    written over, and a folder already holding records would mix two runs), not a link."""
+    if path is None:
+        return None
+    if os.path.islink(path):
+        raise ValueError(f"--record {path} is a symbolic link: give a directory")
+    if os.path.exists(path):
+        if not os.path.isdir(path):
+            raise ValueError(f"--record {path} is a file: give a new or empty directory")
+        if os.listdir(path):
+            raise ValueError(f"--record {path} is not empty: give a new or empty directory "
+                             f"(records are never written over)")
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"cannot write records under {path}: {e.strerror}") from None
+    return path
+
+
 def evaluate(args) -> dict:
     """Run the `skipbo evaluate` command: the checkpoint against each opponent."""
+    given = args.checkpoint
     args.checkpoint = checkpoint_file(args.checkpoint)  # standard_2p: the shipped one
     check_checkpoint(args.checkpoint)
     card = model_card(args.checkpoint) or {}
-    overrides: dict[str, Any] = {}
-    if args.stock_size is not None:
-        overrides["stock_size"] = args.stock_size
-    if args.stall_outcome is not None:
-        overrides["stall_outcome"] = args.stall_outcome
-    if args.variant is None and "rules" in card:
-        rules = dataclasses.replace(card_rules(card, args.checkpoint), **overrides)  # as trained
-    else:
-        rules = Rules.preset(args.variant or "standard", 2, **overrides)
-    variant, players = rules.variant, rules.num_players
-    names = [spec.name for spec in parse_players(args.opponents.strip(", "), what="opponent",
-                                                  checkpoints=False)]
+    rules, why = _evaluation_rules(args, card)
+    specs = parse_players(args.opponents.strip(", "), what="opponent")
+    for spec in specs:  # a checkpoint for other rules is refused before any game
+        bench.check_fits(spec, rules)
+    names = [spec.name for spec in specs]
+    labels = {args.checkpoint: given, **{spec.name: spec.label for spec in specs}}
+    folder = _record_folder(args.record)
     results = {}
-    print(f"{args.checkpoint}: {variant}, {players} players, stock {rules.stock_size}, "
-          f"stalled games {STALLED[rules.stall_outcome]}, seat-rotated")
-    for name in names:
+    print(f"{given}: {rules.variant}, {rules.num_players} players, stock {rules.stock_size}, "
+          f"seat-rotated games (each deal played from every seat)\n"
+          f"stalled games {STALLED[rules.stall_outcome]} ({why})")
+    for i, name in enumerate(names):
         seats = harness.against(rules, args.checkpoint, name)  # as the model card's evaluation
         result = harness.run_games(rules, seats, args.games, args.seed, args.workers,
-                                   not args.quiet)
-        print(f"\nagainst {name}\n" + harness.format_results(result), flush=True)
+                                   not args.quiet, record_dir=folder,
+                                   record_prefix=f"{i:02d}-vs-{bench.label(name)}-")
+        print(f"\nagainst {labels[name]}\n" + harness.format_results(result, labels),
+              flush=True)
         results[name] = result
+    print(f"\n{EVALUATE_COLUMNS}\nsummary: {given} won "
+          + ", ".join(f"{r['players'][args.checkpoint]['win_rate']:.1%} against {labels[n]}"
+                      for n, r in results.items())
+          + f" ({_games_said(results)})")
+    if folder:
+        print(f"game records in {folder} (skipbo replay FILE)")
     if args.json:
         try:
             write_whole(args.json, json.dumps({"checkpoint": args.checkpoint,
@@ -137,6 +182,39 @@ def evaluate(args) -> dict:
         except OSError as e:
             raise ValueError(f"cannot write {args.json}: {e.strerror}") from None
     return results
+
+
+EVALUATE_COLUMNS = ("columns: wins, the games each player won; win rate, wins over games "
+                    "played (a drawn game is won by nobody); 95% interval, the Wilson score "
+                    "interval of the win rate: the true rate lies in it 19 times in 20")
+
+
+def _games_said(results: dict) -> str:
+    counts = sorted({r["games"] for r in results.values()})
+    return f"{counts[0]:,} games each" if len(counts) == 1 else \
+        "games: " + ", ".join(f"{c:,}" for c in counts)
+
+
+def _evaluation_rules(args, card: dict) -> tuple[Rules, str]:
+    """The rules `skipbo evaluate` plays under and why its stall reading is the one it is."""
+    overrides: dict[str, Any] = {}
+    if args.stock_size is not None:
+        overrides["stock_size"] = args.stock_size
+    if args.stall_outcome is not None:
+        overrides["stall_outcome"] = args.stall_outcome
+    if args.variant is None and "rules" in card:
+        rules = dataclasses.replace(card_rules(card, args.checkpoint), **overrides)  # as trained
+        if args.stall_outcome is not None:
+            why = "--stall-outcome"
+        elif "stall_outcome" in card["rules"]:
+            why = "as the model card's rules say"
+        else:
+            why = ("the model card was written before the stall option and its figures were "
+                   "measured so; give --stall-outcome fewest_stock for today's default")
+    else:
+        rules = Rules.preset(args.variant or "standard", 2, **overrides)
+        why = "--stall-outcome" if args.stall_outcome is not None else "the rules' default"
+    return rules, why
 
 
 def _benchmark_plan(args, t, best) -> tuple[int, str]:
@@ -196,7 +274,8 @@ def benchmark(args) -> dict:
 
     results = []
     if args.player:
-        result = bench.run(t, args.player, args.games, args.workers, not args.quiet)
+        result = bench.run(t, args.player, args.games, args.workers, not args.quiet,
+                           record_dir=_record_folder(args.record))
         results.append(emit(t.name, result, bench.to_markdown(result)))
     for target in args.exploit or []:
         found = best.exploit(t, target, steps, args.games, out_dir=exploit_dir,
@@ -208,9 +287,9 @@ def benchmark(args) -> dict:
 
 def _add_demo(sub) -> argparse.ArgumentParser:
     p = sub.add_parser("demo", help="play a seeded game between random players, as text")
-    p.add_argument("--variant", choices=VARIANTS, default="short")
-    p.add_argument("--players", type=_positive, default=2)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--variant", choices=VARIANTS, default="short", help="the rules preset")
+    p.add_argument("--players", type=_positive, default=2, help="number of players")
+    p.add_argument("--seed", type=int, default=0, help="the deal's seed")
     p.add_argument("--stock-size", type=_positive, default=None,
                    help="override the variant's stock size")
     return p
@@ -218,30 +297,39 @@ def _add_demo(sub) -> argparse.ArgumentParser:
 
 def _add_tournament(sub) -> argparse.ArgumentParser:
     t = sub.add_parser("tournament", help="seat-rotated games between scripted players")
-    t.add_argument("--variant", choices=VARIANTS, default="standard")
+    t.add_argument("--variant", choices=VARIANTS, default="standard", help="the rules preset")
     t.add_argument("--players", required=True,
                    help="one agent name per seat, comma-separated (e.g. expert,naive), or with "
                         "--round-robin the agents to pair off")
-    t.add_argument("--games", type=_games, default=1000)
-    t.add_argument("--stock-size", type=_positive, default=None)
+    t.add_argument("--games", type=_games, default=1000,
+                   help="games to play, rounded up to whole deals (each deal from every seat)")
+    t.add_argument("--stock-size", type=_positive, default=None,
+                   help="cards in each stock (default: the variant's)")
     t.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None, help=STALL_HELP)
-    t.add_argument("--seed", type=int, default=0)
+    t.add_argument("--seed", type=int, default=0, help="the tournament's seed (every deal and "
+                                                       "player is seeded from it)")
     t.add_argument("--workers", type=_workers, default=None,
                    help="processes (default: all cores)")
     t.add_argument("--round-robin", action="store_true",
                    help="two-player matches between every pair, with Elo ratings")
     t.add_argument("--json", default=None, help="also write the results to this file")
+    t.add_argument("--record", default=None, metavar="DIR", help=RECORD_HELP)
     t.add_argument("--quiet", action="store_true", help="no progress bar")
     return t
 
 
 def _add_evaluate(sub) -> argparse.ArgumentParser:
-    ev = sub.add_parser("evaluate", help="a trained checkpoint against scripted players")
+    ev = sub.add_parser("evaluate", help="a trained checkpoint against other players",
+                        description="A trained checkpoint against each opponent in turn, "
+                                    "seat-rotated; prints a table per opponent and a summary.",
+                        formatter_class=Help)
     ev.add_argument("checkpoint", help="a .zip written by skipbo train, or a shipped "
                                       "checkpoint's name (standard_2p, short_2p, "
                                       "rllib_standard_2p)")
-    ev.add_argument("--opponents", default="random,naive,greedy,expert")
-    ev.add_argument("--games", type=_games, default=2000)
+    ev.add_argument("--opponents", default="random,naive,greedy,expert",
+                    help="players to play against in turn, comma-separated: any player name "
+                         "(scripted, a shipped checkpoint's name, a checkpoint path)")
+    ev.add_argument("--games", type=_games, default=2000, help="games against each opponent")
     ev.add_argument("--variant", choices=VARIANTS, default=None,
                     help="default: the variant in the checkpoint's model card")
     ev.add_argument("--stock-size", type=_positive, default=None,
@@ -249,9 +337,11 @@ def _add_evaluate(sub) -> argparse.ArgumentParser:
     ev.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None,
                     help="how a game nobody can finish ends (default: as in the model card; "
                          "a card written before the option: draw)")
-    ev.add_argument("--seed", type=int, default=0)
-    ev.add_argument("--workers", type=_workers, default=None)
+    ev.add_argument("--seed", type=int, default=0, help="the evaluation's seed")
+    ev.add_argument("--workers", type=_workers, default=None,
+                    help="processes (default: all cores)")
     ev.add_argument("--json", default=None, help="also write the results to this file")
+    ev.add_argument("--record", default=None, metavar="DIR", help=RECORD_HELP)
     ev.add_argument("--quiet", action="store_true", help="no progress bar")
     return ev
 
@@ -259,7 +349,7 @@ def _add_evaluate(sub) -> argparse.ArgumentParser:
 def _add_benchmark(sub) -> argparse.ArgumentParser:
     b = sub.add_parser("benchmark", help="players on a benchmark task: pairwise win rates and "
                                          "openskill ratings (docs/benchmark.md)")
-    b.add_argument("task", choices=list(bench.TASKS))
+    b.add_argument("task", choices=list(bench.TASKS), help="the benchmark task")
     b.add_argument("--player", action="append", default=None,
                    help="a player to benchmark: a scripted name, a checkpoint (or a shipped "
                         "one's name) or lookahead:CHECKPOINT (repeatable)")
@@ -270,7 +360,10 @@ def _add_benchmark(sub) -> argparse.ArgumentParser:
                    help="the best response's budget in learner steps (default 1,000,000)")
     b.add_argument("--games", type=_games, default=None,
                    help="games per pair (default: the task's; fewer is not the protocol)")
-    b.add_argument("--workers", type=_workers, default=None)
+    b.add_argument("--workers", type=_workers, default=None,
+                   help="processes (default: all cores)")
+    b.add_argument("--record", default=None, metavar="DIR",
+                   help=RECORD_HELP + " (the --player games)")
     b.add_argument("--out", default=None,
                    help="a directory to write TASK.json and TASK.md into (never over files "
                         "there already, unless --force; never through a link)")
@@ -282,17 +375,21 @@ def _add_benchmark(sub) -> argparse.ArgumentParser:
 
 def _add_play(sub) -> argparse.ArgumentParser:
     pl = sub.add_parser("play", help="play against bots in the terminal")
-    pl.add_argument("--variant", choices=VARIANTS, default="standard")
+    pl.add_argument("--variant", choices=VARIANTS, default="standard", help="the rules preset")
     pl.add_argument("--opponents", default="expert",
                     help="1-5 bots, comma-separated agent names or checkpoint paths")
-    pl.add_argument("--stock-size", type=_positive, default=None)
+    pl.add_argument("--stock-size", type=_positive, default=None,
+                    help="cards in each stock (default: the variant's)")
     pl.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None, help=STALL_HELP)
     pl.add_argument("--seed", type=int, default=None, help="default: a new deal every time")
     pl.add_argument("--fast", action="store_true", help="no pause between the bots' moves")
     pl.add_argument("--pause", type=_seconds, default=0.6,
                     help="seconds between the bots' moves (default 0.6)")
-    pl.add_argument("--no-color", action="store_true")
+    pl.add_argument("--no-color", action="store_true", help="no colours")
     pl.add_argument("--log", default=None, help="write the game log to this file at the end")
+    pl.add_argument("--record", default=None, metavar="FILE",
+                    help="write the games played to this file as game records when you leave "
+                         "(a new file; skipbo replay FILE steps through them)")
     pl.add_argument("--deck-style", choices=DECK_STYLES, default="skipbo",
                     help="name the cards as Skip-Bo's (1-12, SB) or as the playing cards that "
                          "stand in for them (A-Q, K for the wilds)")
@@ -301,22 +398,41 @@ def _add_play(sub) -> argparse.ArgumentParser:
 
 def _add_watch(sub) -> argparse.ArgumentParser:
     w = sub.add_parser("watch", help="watch bots play each other in the terminal")
-    w.add_argument("--players", required=True, help="2-6 agent names or checkpoint paths")
-    w.add_argument("--variant", choices=VARIANTS, default="standard")
-    w.add_argument("--stock-size", type=_positive, default=None)
+    w.add_argument("--players", default="expert,greedy",
+                   help="2-6 player names or checkpoint paths, comma-separated")
+    w.add_argument("--variant", choices=VARIANTS, default="standard", help="the rules preset")
+    w.add_argument("--stock-size", type=_positive, default=None,
+                   help="cards in each stock (default: the variant's)")
     w.add_argument("--stall-outcome", choices=STALL_OUTCOMES, default=None, help=STALL_HELP)
-    w.add_argument("--seed", type=int, default=0)
-    w.add_argument("--fast", action="store_true")
-    w.add_argument("--pause", type=_seconds, default=0.6)
-    w.add_argument("--no-color", action="store_true")
-    w.add_argument("--deck-style", choices=DECK_STYLES, default="skipbo")
+    w.add_argument("--seed", type=int, default=0, help="the deal's seed")
+    w.add_argument("--fast", action="store_true", help="no pause between moves")
+    w.add_argument("--pause", type=_seconds, default=0.6, help="seconds between moves")
+    w.add_argument("--no-color", action="store_true", help="no colours")
+    w.add_argument("--deck-style", choices=DECK_STYLES, default="skipbo",
+                   help="name the cards as Skip-Bo's or as playing cards")
     return w
+
+
+def _add_replay(sub) -> argparse.ArgumentParser:
+    r = sub.add_parser("replay", help="step through a recorded game in the terminal",
+                       description="Step through a game record (written by --record) in the "
+                                   "terminal, or print one position of it.")
+    r.add_argument("file", help="a game record file (.jsonl)")
+    r.add_argument("--game", type=_positive, default=1,
+                   help="which game of the file, counting from 1")
+    r.add_argument("--final", action="store_true",
+                   help="print the final table and result, then exit")
+    r.add_argument("--move", type=_ranged(int, "a move number from 0", 0), default=None,
+                   help="print the table after this many moves, then exit")
+    r.add_argument("--deck-style", choices=DECK_STYLES, default="skipbo",
+                   help="name the cards as Skip-Bo's or as playing cards")
+    return r
 
 
 def _add_serve(sub) -> argparse.ArgumentParser:
     sv = sub.add_parser("serve", help="play against bots in the browser (web extra)")
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    sv.add_argument("--port", type=_port, default=8000)
+    sv.add_argument("--port", type=_port, default=8000, help="port to listen on")
     sv.add_argument("--checkpoint", action="append", default=[],
                     help="a checkpoint the page may choose as an opponent: a .zip, or a "
                          "shipped one's name such as standard_2p (repeatable)")
@@ -383,6 +499,7 @@ COMMANDS = {
     "play": (_add_play, play),
     "watch": (_add_watch, play),
     "serve": (_add_serve, serve),
+    "replay": (_add_replay, lambda a: replay_app.replay(a)),
 }
 
 
@@ -390,8 +507,11 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``skipbo`` command."""
     parser = argparse.ArgumentParser(prog="skipbo",
                                      description="Skip-Bo for reinforcement learning")
+    parser.add_argument("--version", action="version", version=f"skipbo-env {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     parsers = {name: add(sub) for name, (add, _) in COMMANDS.items()}
+    for each in parsers.values():
+        each.formatter_class = Help
     tr = sub.add_parser("train", help="train MaskablePPO from a YAML config (train extra)",
                         add_help=False, usage="skipbo train [-h] --config CONFIG [--quiet]")
     tr.add_argument("rest", nargs=argparse.REMAINDER)

@@ -24,6 +24,7 @@ from ..engine import Game
 from ..match import Match
 from ..players.base import Agent
 from ..players.registry import PlayerSpec, make_agent, parse_players, split_names
+from ..records import GameRecord
 from ..rules import COIN, Rules
 from ..spec import GameSpec
 from ..state import Phase
@@ -165,9 +166,11 @@ class Snapshot:
     wins: list[int]
     games: int
     log: list[str]
-    undo: list[tuple[Game, int]]
+    undo: list[tuple[Game, int, int]]
     match_seed: int
     rngs: list[Any]
+    actions: list[tuple[int, int]]
+    finished: list[GameRecord]
 
 
 def rules_overrides(args) -> dict:
@@ -236,7 +239,10 @@ class PlaySession:
         self.wins = [0] * n  # games won by each seat across the session
         self.games = 1
         self.log: list[str] = []
-        self._undo: list[tuple[Game, int]] = []  # (game before the move, log length)
+        # (game before the move, log length, actions length)
+        self._undo: list[tuple[Game, int, int]] = []
+        self._actions: list[tuple[int, int]] = []  # this game's (seat, action), for its record
+        self._finished: list[GameRecord] = []  # the records of the games played before it
         self._log_start()
 
     # -- state --------------------------------------------------------------------------------
@@ -280,7 +286,8 @@ class PlaySession:
         match.rng = copy.deepcopy(self.match.rng)
         return Snapshot(match, self.game.clone(), list(self.wins), self.games, list(self.log),
                         list(self._undo), self._match_seed,
-                        [copy.deepcopy(a.rng) for a in self._agents()])
+                        [copy.deepcopy(a.rng) for a in self._agents()], list(self._actions),
+                        list(self._finished))
 
     def restore(self, snap: Snapshot) -> None:
         """Put the session back as it was when `snap` was taken (by `snapshot`)."""
@@ -291,6 +298,7 @@ class PlaySession:
         self.match = match
         self.wins, self.games, self.log = list(snap.wins), snap.games, list(snap.log)
         self._undo, self._match_seed = list(snap.undo), snap.match_seed
+        self._actions, self._finished = list(snap.actions), list(snap.finished)
         for agent, rng in zip(self._agents(), snap.rngs):
             agent.rng = copy.deepcopy(rng)
 
@@ -312,9 +320,10 @@ class PlaySession:
         before = game.clone()
         text = game.describe(action, self.deck_style)
         game.step(action)
+        self._actions.append((self.human, action))
         self._record(self.human, text)
         if self._reveals_nothing(before, game):
-            self._undo.append((before, len(self.log) - 1))
+            self._undo.append((before, len(self.log) - 1, len(self._actions) - 1))
         else:
             self._undo.clear()
         self._after_move()
@@ -340,9 +349,10 @@ class PlaySession:
         if not self.can_undo:
             raise ValueError("nothing to undo: only this turn's moves that turned up no card "
                              "can be taken back")
-        game, log_len = self._undo.pop()
+        game, log_len, actions_len = self._undo.pop()
         text = self.log[log_len].split(": ", 1)[1]
         self.match.game = game
+        del self._actions[actions_len:]  # a move taken back is not in the record
         del self.log[log_len:]
         self.log.append(f"(you took back: {text})")
         return text
@@ -362,6 +372,7 @@ class PlaySession:
             seat = game.current_player
             move = move_of(game, self.bots[seat].act(game.view()), self.deck_style)
             game.step(move.action)
+            self._actions.append((seat, move.action))
             self._record(seat, move.text)
             self._undo.clear()
             self._after_move()
@@ -376,6 +387,8 @@ class PlaySession:
         When a seat has reached 500 points a new match starts (game wins still count)."""
         if not self.game.is_over:
             raise ValueError("the current game is not over yet")
+        self._finished.append(self.game_record())
+        self._actions = []
         if self.match.winners or self.match.next_game() is None:
             self._match_seed += 1
             self.match = Match(self.rules, self._match_seed)
@@ -383,6 +396,18 @@ class PlaySession:
         self._undo.clear()
         self.log.append("")
         self._log_start()
+
+    # -- records ------------------------------------------------------------------------------
+    def game_record(self) -> GameRecord:
+        """The record of the game in play (or just ended), as far as it has gone."""
+        game = self.game
+        return GameRecord.of(game, self.match.game_seed, self.names, self._actions,
+                             scores=game.scores)
+
+    def records(self) -> list[GameRecord]:
+        """The records of every game of the session, the one in play last (if it has begun)."""
+        current = [self.game_record()] if self._actions or self.game.is_over else []
+        return [*self._finished, *current]
 
     # -- internals ----------------------------------------------------------------------------
     def _record(self, seat: int, text: str) -> None:

@@ -17,7 +17,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from .. import records
 from ..engine import Game
+from ..files import check_target
 from ..players.registry import make_agent
 from ..rules import Rules
 from ..state import Phase
@@ -247,11 +249,22 @@ class TerminalGame:
 def play(args, stream: TextIO = sys.stdin, out: TextIO | None = None) -> int:
     """Run `skipbo play`."""
     overrides = rules_overrides(args)
+    record = getattr(args, "record", None)
+    if record:
+        check_target(record)  # refused before the game, not after it
     session = PlaySession(args.variant, args.opponents, seed=args.seed,
                           deck_style=args.deck_style, **overrides)
     console = Console(file=out, highlight=False, no_color=args.no_color)
     pause = 0.0 if args.fast else args.pause
-    code = TerminalGame(session, console, stream, pause).run()
+    try:
+        code = TerminalGame(session, console, stream, pause).run()
+    finally:  # the games played so far are kept, however the session ends
+        if record and session.records():
+            try:
+                records.write(record, session.records())
+            except OSError as e:
+                raise ValueError(f"cannot write the record {record}: {e.strerror}") from None
+            console.print(f"the game record is in {record} (skipbo replay {record})")
     if args.log:
         try:
             with open(args.log, "w") as f:

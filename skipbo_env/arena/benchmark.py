@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
+import re
 from dataclasses import asdict, dataclass, field
 
 from .. import checks
@@ -111,11 +113,13 @@ def check_fits(player: PlayerSpec, rules: Rules) -> None:
 
 
 def run(t: Task, players: list[str] | list[PlayerSpec], games: int | None = None,
-        workers: int | None = None, progress: bool = False) -> dict:
+        workers: int | None = None, progress: bool = False,
+        record_dir: str | None = None) -> dict:
     """Play task `t` with `players` (player specs: scripted names, checkpoints, search
     players) added to its population; ``games`` overrides the task's games per pair (a
     smaller run, no longer the task's protocol: the result says so). Returns the result
-    dictionary `to_markdown` and ``skipbo benchmark`` write."""
+    dictionary `to_markdown` and ``skipbo benchmark`` write. With `record_dir`, every game is
+    written there as a game record, named by its pair and lineup (`pair_prefix`)."""
     if not isinstance(players, (list, tuple)) or not players:
         raise ValueError("give at least one player to benchmark")
     specs = parse_players(players)
@@ -133,14 +137,15 @@ def run(t: Task, players: list[str] | list[PlayerSpec], games: int | None = None
                          f"game's record for the ratings, about a kilobyte each): give fewer "
                          f"games per pair")
     pairs, records = {}, []
-    for a, b in itertools.combinations(entrants, 2):
+    for number, (a, b) in enumerate(itertools.combinations(entrants, 2)):
         lineups = t.lineups(a, b)
         share = -(-per_pair // len(lineups))
         wins = {a: 0, b: 0}
         total = draws = 0
         for i, seats in enumerate(lineups):
             res = run_games(rules, seats, share, t.seed + 7919 * i, workers, progress,
-                            keep_records=True)
+                            keep_records=True, record_dir=record_dir,
+                            record_prefix=pair_prefix(number, a, b, i))
             records += res["records"]
             for name in wins:
                 wins[name] += res["players"][name]["wins"]
@@ -155,6 +160,20 @@ def run(t: Task, players: list[str] | list[PlayerSpec], games: int | None = None
             "protocol": per_pair == t.games, "pairs": pairs,
             "ratings": ratings(records, entrants),
             "by_seat": by_seat(records, entrants, rules.teams)}
+
+
+def pair_prefix(number: int, a: str, b: str, lineup: int) -> str:
+    """The start of the record files' names of pair `number` (`a` against `b`), lineup
+    `lineup`: the pair's number and the players' names as file-name-safe labels."""
+    return f"pair{number:03d}-{label(a)}-vs-{label(b)}-lineup{lineup}-"
+
+
+def label(name: str) -> str:
+    """A player's name as a short file-name-safe label: a checkpoint path's file name without
+    its extension, with anything but letters, digits, '.', '_' and '-' made '_'."""
+    stem = os.path.splitext(os.path.basename(name.rstrip("/\\")))[0] if (
+        "/" in name or "\\" in name or name.endswith((".zip", ".npz"))) else name
+    return re.sub(r"[^A-Za-z0-9._-]", "_", stem)[:40].lstrip(".") or "player"
 
 
 def to_markdown(result: dict) -> str:

@@ -21,8 +21,11 @@ import numpy as np
 
 from .. import checks
 from ..engine import Game
+from ..files import check_target
 from ..players.checkpoints import check_checkpoint
 from ..players.registry import PlayerSpec, make_agent, parse_players
+from ..records import GameRecord
+from ..records import write as write_record
 from ..rules import Rules
 from .stats import elo, ratings, wilson
 
@@ -34,9 +37,10 @@ def _seeds(seed: int, deal: int, count: int) -> list[int]:
 
 
 def play_deal(rules: Rules, players: Sequence[str | PlayerSpec], seed: int,
-              deal: int) -> list[dict]:
+              deal: int, record: bool = False) -> list[dict]:
     """Every seat rotation of deal number `deal`: one record per game. Each player is given
-    only the view of its seat."""
+    only the view of its seat. With `record`, each game's record (`records.GameRecord`) is
+    kept under "game"."""
     players = parse_players(list(players), exists=False)
     n = rules.num_players
     records = []
@@ -45,17 +49,43 @@ def play_deal(rules: Rules, players: Sequence[str | PlayerSpec], seed: int,
         seats = [players[(i + rotation) % n] for i in range(n)]
         agents = [make_agent(spec, agent_seeds[rotation * n + i]) for i, spec in enumerate(seats)]
         game = Game(rules, game_seed)
+        actions: list[tuple[int, int]] = []
         while not game.is_over:
-            game.step(agents[game.current_player].act(game.view()))
+            seat = game.current_player
+            action = agents[seat].act(game.view())
+            game.step(action)
+            if record:
+                actions.append((seat, action))
         records.append({"seats": [spec.name for spec in seats], "winners": list(game.winners),
                         "turns": game.turn, "phase": game.phase, "deal": deal,
                         "rotation": rotation})
+        if record:
+            records[-1]["game"] = GameRecord.of(game, game_seed, [spec.name for spec in seats],
+                                                actions)
     return records
 
 
 def _work(args):
-    rules, players, seed, deals = args
-    return [r for deal in deals for r in play_deal(rules, players, seed, deal)]
+    rules, players, seed, deals, record = args
+    return [r for deal in deals for r in play_deal(rules, players, seed, deal, record)]
+
+
+def record_path(folder: str, prefix: str, deal: int, rotation: int) -> str:
+    """Where `--record` writes the game of deal `deal`, seat rotation `rotation`."""
+    return os.path.join(folder, f"{prefix}deal{deal:06d}-rotation{rotation}.jsonl")
+
+
+def check_record_folder(folder: str, paths: Sequence[str]) -> None:
+    """Make `folder` (for `--record`) and refuse it, before any game, if it cannot be written
+    or any of `paths` is there already (`files.check_target`)."""
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"cannot write records under {folder}: {e.strerror}") from None
+    if not os.path.isdir(folder) or os.path.islink(folder):
+        raise ValueError(f"cannot write records under {folder}: not a directory")
+    for path in paths:
+        check_target(path)
 
 
 def against(rules: Rules, player: str, others: str) -> list[str]:
@@ -68,11 +98,14 @@ def against(rules: Rules, player: str, others: str) -> list[str]:
 
 def run_games(rules: Rules, players: Sequence[str | PlayerSpec], games: int, seed: int = 0,
               workers: int | None = None, progress: bool = True,
-              keep_records: bool = False) -> dict:
+              keep_records: bool = False, record_dir: str | None = None,
+              record_prefix: str = "") -> dict:
     """Play at least `games` games (rounded up to whole deals, each played from every seat
     rotation) between `players`, one name per seat; returns the results dictionary (with
     `keep_records`, also "records": one per game, {"seats", "winners", "turns", "phase",
-    "deal", "rotation"}, in deal and rotation order whatever the workers' order)."""
+    "deal", "rotation"}, in deal and rotation order whatever the workers' order). With
+    `record_dir`, every game is written there as a game record (`records`, `record_path`),
+    each file new: one there already is refused before any game."""
     n = rules.num_players
     specs = parse_players(list(players))  # an unknown name fails here, before any game
     if len(specs) != n:
@@ -87,12 +120,20 @@ def run_games(rules: Rules, players: Sequence[str | PlayerSpec], games: int, see
     deals = math.ceil(games / n)
     workers = workers or min(os.cpu_count() or 1, MAX_WORKERS)
     chunk = max(1, min(50, deals // (workers * 16)))  # small: slow players balance too
-    jobs = [(rules, specs, seed, range(i, min(i + chunk, deals))) for i in range(0, deals, chunk)]
+    if record_dir is not None:
+        check_record_folder(record_dir, [record_path(record_dir, record_prefix, d, r)
+                                         for d in range(deals) for r in range(n)])
+    jobs = [(rules, specs, seed, range(i, min(i + chunk, deals)), record_dir is not None)
+            for i in range(0, deals, chunk)]
     start = time.perf_counter()
     records: list[dict] = []  # kept only if asked: a long tournament's memory stays flat
     tally = Tally()
     report = _progress(deals * n) if progress else None
     for part in _parts(jobs, 1 if deals * n <= IN_PROCESS_GAMES else workers):
+        for r in part:
+            if record_dir is not None:
+                write_record(record_path(record_dir, record_prefix, r["deal"], r["rotation"]),
+                             r.pop("game"))
         tally.add(part)
         if keep_records:
             records += part
@@ -235,14 +276,17 @@ def summarise(records: list[dict], elapsed: float) -> dict:
 
 
 def round_robin(rules: Rules, names: list[str], games: int, seed: int = 0,
-                workers: int | None = None, progress: bool = True) -> dict:
+                workers: int | None = None, progress: bool = True,
+                record_dir: str | None = None) -> dict:
     """Two-player matches between every pair of `names`: the pairwise table, Elo ratings and
-    openskill ratings from every game (`stats.ratings`)."""
+    openskill ratings from every game (`stats.ratings`). With `record_dir`, every game is
+    written there as a game record, its file name starting with the pair's number."""
     if rules.num_players != 2:
         raise ValueError("a round robin is played between two players at a time")
     pairs, scores, records = {}, {}, []
-    for a, b in itertools.combinations(names, 2):
-        result = run_games(rules, [a, b], games, seed, workers, progress, keep_records=True)
+    for number, (a, b) in enumerate(itertools.combinations(names, 2)):
+        result = run_games(rules, [a, b], games, seed, workers, progress, keep_records=True,
+                           record_dir=record_dir, record_prefix=f"pair{number:03d}-")
         records += result.pop("records")
         pairs[f"{a} vs {b}"] = result
         half = result["draws"] / 2
@@ -252,16 +296,19 @@ def round_robin(rules: Rules, names: list[str], games: int, seed: int = 0,
             "elo": elo(scores, names), "ratings": ratings(records, names)}
 
 
-def format_results(result: dict) -> str:
-    """The results as a table."""
+def format_results(result: dict, labels: dict[str, str] | None = None) -> str:
+    """The results as a table; `labels` shows some players under other names (a checkpoint
+    under the name it was given by, not its full path)."""
+    labels = labels or {}
     speed = result["games_per_second"]
     lines = [f"{result['games']} games, {speed:.{0 if speed >= 10 else 2}f} games/s, mean "
              f"{result['mean_turns']:.1f} turns, draws {result['draw_rate']:.1%}"
              + (f" ({result['truncated']} at the turn limit)" if result["truncated"] else "")]
-    width = max(12, *map(len, result["players"]))
+    shown = {name: labels.get(name, name) for name in result["players"]}
+    width = max(12, *map(len, shown.values()))
     lines.append(f"{'player':{width}s} {'wins':>7s} {'win rate':>9s} {'95% interval':>17s}")
     for name, p in result["players"].items():
         lo, hi = p["ci95"]
-        lines.append(f"{name:{width}s} {p['wins']:7d} {p['win_rate']:9.1%} "
+        lines.append(f"{shown[name]:{width}s} {p['wins']:7d} {p['win_rate']:9.1%} "
                      f"{f'{lo:.1%} - {hi:.1%}':>17s}")
     return "\n".join(lines)
