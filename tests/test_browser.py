@@ -223,9 +223,11 @@ def test_boxes_fit_their_cards_the_log_shows_its_last_line_and_cards_may_be_play
         page.click("#start")
     _wait_settled(page)
     for _ in range(30):  # discards fan out and the log grows past its box
-        page.click("#hint")
-        page.wait_for_function("() => document.querySelector('.selected') !== null")
-        page.locator(".legal-target").first.click()
+        page.click("#hint")  # then play the hinted move: its card, then its pile
+        page.wait_for_function("() => document.querySelector('.hint-target') !== null")
+        target = page.get_attribute(".hint-target", "data-key")
+        page.locator(".hint-source").first.click()
+        page.locator(f'.legal-target[data-key="{target}"]').first.click()
         _wait_settled(page)
     assert _last_state(messages)["deck_style"] == "playing-cards"
     faces = page.eval_on_selector_all(".card[data-label]",
@@ -243,4 +245,74 @@ def test_boxes_fit_their_cards_the_log_shows_its_last_line_and_cards_may_be_play
         const a = li.closest('aside').getBoundingClientRect(), r = li.getBoundingClientRect();
         return r.bottom <= a.bottom + 1 && r.top >= a.top - 1; }""")
     assert inside
+    page.close()
+
+
+def test_the_page_explains_how_to_play_and_names_the_strongest_bot(server, browser):
+    url, _ = server
+    page = _open(browser, url, [])
+    assert not page.locator("#rules-list").is_visible()  # folded until asked for
+    page.click("#how-to-play summary")
+    assert page.locator("#rules-list li").first.text_content().startswith("Goal:")
+    assert page.locator("#rules-list li").count() >= 5
+    assert "Strongest bot: lookahead" in page.locator("#strongest").text_content()
+    labels = page.eval_on_selector_all("#opponent-choices option", "els => els.map(e => e.text)")
+    assert "lookahead (strongest)" in labels
+    _no_csp_violation(page)
+    page.close()
+
+
+def test_the_hint_shows_the_suggested_move_itself_in_its_own_style(server, browser):
+    url, _ = server
+    messages = []
+    page = _open(browser, url, messages)
+    with page.expect_response(lambda r: r.url.endswith("/hint")) as answer:
+        page.click("#hint")
+    hint = answer.value.json()["hint"]
+    page.wait_for_selector("#hint-box:not([hidden])")
+    assert page.locator("#hint-box").text_content() == f"Hint: {hint['text']}"
+    assert page.locator("#message").text_content() == ""  # not shown as an error
+    assert page.locator(".legal-target").count() == 0  # not every legal pile lit
+    marked = page.eval_on_selector_all(".hint-source, .hint-target",
+                                       "els => els.map(e => e.dataset.key)")
+    assert _src_key(hint["source"]) in marked and _tgt_key(hint["target"]) in marked
+    colours = page.evaluate("() => [getComputedStyle(document.querySelector('#hint-box')).color,"
+                            " getComputedStyle(document.querySelector('#message')).color]")
+    assert colours[0] != colours[1]
+    page.close()
+
+
+def test_the_game_just_played_downloads_and_opens_in_the_replay_view(server, browser, tmp_path):
+    url, _ = server
+    messages = []
+    page = _open(browser, url, messages)
+    assert not page.locator("#replay-bar").is_visible()  # until a record is opened
+    move = next(m for m in _last_state(messages)["moves"] if m["source"])
+    page.locator(f'#me [data-key="{_src_key(move["source"])}"]').first.click()
+    page.locator(f'[data-key="{_tgt_key(move["target"])}"]').first.click()
+    _wait_settled(page)
+    with page.expect_download() as download:
+        page.click("#download")
+    path = tmp_path / "game.jsonl"
+    download.value.save_as(path)
+    assert path.read_text().startswith('{"record": "skipbo-game"')
+    page.set_input_files("#open-record", str(path))
+    page.wait_for_selector("#replay-bar:not([hidden])")
+    status = page.locator("#replay-status")
+    assert status.text_content().startswith("move 0 of ")
+    total = int(status.text_content().split(" of ")[1].split(";")[0])
+    page.click("#replay-next")
+    assert status.text_content().startswith(f"move 1 of {total}; last: you:")
+    page.click("#replay-back")
+    assert status.text_content().startswith("move 0 of ")
+    page.click("#replay-end")
+    assert status.text_content().startswith(f"move {total} of {total}")
+    page.click("#replay-close")
+    assert not page.locator("#replay-bar").is_visible()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{not json\n")
+    page.set_input_files("#open-record", str(bad))
+    page.wait_for_function("() => document.querySelector('#message').textContent !== ''")
+    assert "line 1" in page.locator("#message").text_content()
+    _no_csp_violation(page)
     page.close()

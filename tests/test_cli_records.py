@@ -154,3 +154,50 @@ def test_replay_of_a_tampered_record_names_the_line(recorded, tmp_path, capsys):
     assert code == 2 and "line 2" in err and "not JSON" in err
     code, _, err = run(capsys, "replay", str(tmp_path / "missing.jsonl"))
     assert code == 2 and "cannot read" in err
+
+
+# -- a first hour without stumbling (issue 37) ---------------------------------------------------
+def test_skipbo_version_prints_the_packages_version(capsys):
+    from skipbo_env.version import __version__
+
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.strip() == f"skipbo-env {__version__}"
+
+
+@pytest.mark.parametrize("command,shown", [
+    ("tournament", "(default: 1000)"), ("evaluate", "(default: 2000)"),
+    ("watch", "(default: expert,greedy)"), ("serve", "(default: 8000)"),
+    ("play", "(default: expert)"), ("replay", "(default: 1)")])
+def test_every_help_shows_the_options_defaults(capsys, command, shown):
+    code, out, _ = run(capsys, command, "--help")
+    assert code == 0 and shown in " ".join(out.split())
+
+
+def test_skipbo_watch_without_arguments_watches_a_default_game():
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "watch", "--fast",
+                             "--stock-size", "3", "--no-color"], capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "player 0 (expert):" in result.stdout and "game over:" in result.stdout
+
+
+def test_skipbo_serve_on_a_taken_port_says_so_and_suggests_another(capsys):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = run(capsys, "serve", "--port", str(port))
+    assert code == 2 and f"port {port} on 127.0.0.1 is taken" in err and "--port" in err
+    assert "http://" not in out  # the address is not announced first
+
+
+def test_the_terminal_help_explains_how_to_play():
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "play", "--fast",
+                             "--seed", "1", "--no-color"], input="?\nq\n", capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = " ".join(result.stdout.split())
+    assert "How to play" in out and "Goal: be the first to play every card of your stock" in out
+    assert "Strongest bot: lookahead" in out

@@ -618,7 +618,7 @@ def test_cheap_requests_are_answered_while_bots_think(monkeypatch):
     bots think in the app's own pool, not on the event loop."""
     import threading
 
-    import httpx
+    import httpx2 as httpx
 
     from skipbo_env.players.lookahead import LookaheadAgent
 
@@ -841,3 +841,88 @@ def test_one_client_cannot_hold_every_connection():
         with connect("127.0.0.2") as again:  # closed connections are given back
             again.sendall(get)
             assert answer(again).startswith(b"HTTP/1.1 200")
+
+
+# -- a first hour without stumbling (issue 37) ---------------------------------------------------
+def test_the_test_client_runs_on_httpx2_as_starlette_asks_without_a_warning():
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "-W", "error", "-c",
+                             "import starlette.testclient"], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_options_explain_the_game_and_name_the_strongest_bot(client):
+    options = client.get("/api/options").json()
+    assert any(line.startswith("Goal:") for line in options["how_to_play"])
+    assert options["strongest"]["name"] in options["players"]
+    assert "against expert" in options["strongest"]["said"]
+
+
+def test_skipbo_serve_offers_every_shipped_checkpoint_by_default():
+    from skipbo_env.apps.cli import served_checkpoints
+    from skipbo_env.players.registry import SHIPPED, SHIPPED_VALUE
+
+    offered = served_checkpoints()
+    assert set(SHIPPED_VALUE) <= set(offered)
+    assert set(SHIPPED) <= set(offered)  # the train extra is installed here
+    options = TestClient(app_for_tests(checkpoints=tuple(offered))).get("/api/options").json()
+    assert options["checkpoints"] == offered
+
+
+def _played(client):
+    gid, state = _new(client)
+    discard = next(m for m in state["moves"] if m["target"]["zone"] == "discard")
+    r = client.post(f"/api/games/{gid}/move", json={"action": discard["action"],
+                                                    "version": state["version"]})
+    assert r.status_code == 200
+    return gid
+
+
+def test_the_game_just_played_downloads_as_a_record_that_replays(client):
+    from skipbo_env.records import loads
+
+    gid, _ = _new(client, opponents=["greedy"])
+    assert client.get(f"/api/games/{gid}/record").status_code == 409  # nothing played yet
+    gid = _played(client)
+    r = client.get(f"/api/games/{gid}/record")
+    assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
+    (record,) = loads(r.text)
+    assert record.players == ("you", "naive") and record.actions[0][0] == 0
+    state = client.get(f"/api/games/{gid}").json()["state"]
+    assert record.replay().turn == state["turn"]
+    assert client.get("/api/games/nope/record").status_code == 404
+
+
+def test_a_record_replays_as_positions_from_the_seats_view(client):
+    gid = _played(client)
+    text = client.get(f"/api/games/{gid}/record").text
+    r = client.post("/api/replay", json={"record": text})
+    assert r.status_code == 200, r.text
+    data = r.json()
+    assert len(data["positions"]) == len(data["moves"]) + 1 and data["moves"][0].startswith("you:")
+    assert all(p["seat"] == 0 and p["moves"] == [] for p in data["positions"])
+    assert all("hand" not in p for s in data["positions"] for p in s["players"])
+    other = client.post("/api/replay", json={"record": text, "seat": 1}).json()
+    assert other["positions"][0]["hand"] != data["positions"][0]["hand"]
+
+
+def test_a_replay_of_a_tampered_or_oversized_record_is_refused_naming_the_problem(client):
+    from skipbo_env.apps.web.server import MAX_REPLAY_BODY
+
+    gid = _played(client)
+    lines = client.get(f"/api/games/{gid}/record").text.splitlines()
+    lines[1] = lines[1].replace('"seat": 0', '"seat": 1')
+    r = client.post("/api/replay", json={"record": "\n".join(lines)})
+    assert r.status_code == 422 and "line 2" in r.json()["error"]
+    r = client.post("/api/replay", json={"record": "x" * (MAX_REPLAY_BODY + 10)})
+    assert r.status_code == 413
+    for body, needle in (({"record": 5}, "record"), ({"record": "\n".join(lines), "seat": 9},
+                                                     "seat"), ({"record": "", "extra": 1}, "")):
+        r = client.post("/api/replay", json=body)
+        assert r.status_code in (400, 422) and needle in r.json()["error"]
+    r = client.post("/api/games", json={"variant": "short", "opponents": ["naive"],
+                                        "extra": "x" * (MAX_BODY + 10)})
+    assert r.status_code == 413  # only the replay takes the larger body

@@ -18,7 +18,7 @@ from ..engine import Game
 from ..extras import missing_train_extra
 from ..files import check_target, write_whole
 from ..players.checkpoints import card_rules, check_checkpoint, model_card
-from ..players.registry import checkpoint_file, parse_players
+from ..players.registry import SHIPPED, SHIPPED_VALUE, checkpoint_file, parse_players
 from ..rules import STALL_OUTCOMES, VARIANTS, Rules
 from ..text import DECK_STYLES, STALLED, render_table
 from ..version import __version__
@@ -434,8 +434,10 @@ def _add_serve(sub) -> argparse.ArgumentParser:
     sv.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     sv.add_argument("--port", type=_port, default=8000, help="port to listen on")
     sv.add_argument("--checkpoint", action="append", default=[],
-                    help="a checkpoint the page may choose as an opponent: a .zip, or a "
-                         "shipped one's name such as standard_2p (repeatable)")
+                    help="a checkpoint the page may choose as an opponent: a .zip or .npz, "
+                         "or a shipped one's name such as standard_2p (repeatable; default: "
+                         "every shipped checkpoint, the policies where the train extra is "
+                         "installed)")
     sv.add_argument("--max-games", type=_positive, default=None,
                     help="games kept at once (default 200; when all are in play, new ones "
                          "are refused)")
@@ -460,11 +462,43 @@ def serve(args) -> int:
         raise ValueError(f"skipbo serve needs the web extra ({err.name or err} is not "
                          f"installed): pip install -e '.[web]'") from None
     extra = {} if args.max_games is None else {"max_games": args.max_games}
+    _check_port(args.host, args.port)
     with contextlib.suppress(KeyboardInterrupt):  # Ctrl+C stops the server
-        run_server(args.host, args.port, tuple(args.checkpoint),
+        run_server(args.host, args.port, tuple(args.checkpoint or served_checkpoints()),
                    allow_hosts=tuple(args.allow_host), deck_style=args.deck_style,
                    stall_outcome=args.stall_outcome, **extra)
     return 0
+
+
+def served_checkpoints() -> list[str]:
+    """The shipped checkpoints `skipbo serve` offers when none is named: the value players
+    (numpy only) and, where the train extra is installed, the trained policies."""
+    return [*SHIPPED_VALUE, *([] if missing_train_extra("skipbo serve") else SHIPPED)]
+
+
+def _check_port(host: str, port: int) -> None:
+    """Refuse a port that is taken before the server says its address (ValueError naming the
+    port and what to do)."""
+    import errno
+    import socket
+
+    if port == 0:
+        return
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM)[0]
+    except socket.gaierror as e:
+        raise ValueError(f"cannot listen on --host {host}: {e.strerror}") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                raise ValueError(f"port {port} on {host} is taken (another server is "
+                                 f"listening there): choose another with --port, e.g. "
+                                 f"--port {port + 1 if port < 65535 else 8001}") from None
+            raise ValueError(f"cannot listen on {host}:{port}: {e.strerror}") from None
 
 
 def play(args) -> int:

@@ -173,6 +173,28 @@ class Snapshot:
     finished: list[GameRecord]
 
 
+HOW_TO_PLAY = (
+    "Goal: be the first to play every card of your stock pile (its top card is face up).",
+    "In the middle are up to four building piles, each built up from 1 to 12 in order by "
+    "everyone; a pile that reaches 12 is cleared.",
+    "On your turn, play onto the building piles from your hand, your stock top or the top "
+    "of one of your discard piles, as many cards as you can or want. Skip-Bo cards are wild.",
+    "Playing your stock top turns up the next one. Play all five hand cards and you draw "
+    "five more.",
+    "End your turn by putting one hand card on one of your four discard piles; only their "
+    "tops can be played later, so build them downwards. Each turn starts by drawing up to "
+    "five cards.",
+    "The variants change some of this (the junior games, Skip-Bo Masters' coins): "
+    "docs/rules.md has every rule.",
+)
+"""The game in a few sentences, as the terminal (``?``) and the browser page show it."""
+
+STRONGEST = {"name": "lookahead",
+             "said": "the strongest bot: it won 58.2% of 400 games against expert "
+                     "(docs/agents.md); here its search is capped, so it thinks less"}
+"""The strongest bot the games offer and its measured strength."""
+
+
 def rules_overrides(args) -> dict:
     """The rules fields a command's ``--stock-size`` and ``--stall-outcome`` set (those
     given)."""

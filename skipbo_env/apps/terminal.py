@@ -24,9 +24,18 @@ from ..players.registry import make_agent
 from ..rules import Rules
 from ..state import Phase
 from ..text import card_name, check_deck_style, rank_name
-from .session import PlaySession, parse_opponents, public_state, result_text, rules_overrides
+from .session import (
+    HOW_TO_PLAY,
+    STRONGEST,
+    PlaySession,
+    parse_opponents,
+    public_state,
+    result_text,
+    rules_overrides,
+)
 
-HELP = ("keys: a move's number plays it; h hint, u undo, l log, ? help, q quit")
+HELP = ("keys: a move's number plays it; h hint, u undo, l log, ? how to play and help, "
+        "q quit")
 PLAYING_CARDS = ("playing cards: A is 1, J 11, Q 12, and K is a wild (a king or a joker; "
                  "three standard decks with their jokers stand in for a Skip-Bo deck).")
 LEGEND = ("cards: SB is a Skip-Bo card (a wild); on a building pile SB=5 is a Skip-Bo played as "
@@ -228,6 +237,11 @@ class TerminalGame:
             elif key in ("l", "log"):
                 self.console.print("\n".join(s.log), markup=False, highlight=False)
             elif key in ("?", "help"):
+                self.console.print("[bold]How to play[/bold]")
+                for line in HOW_TO_PLAY:
+                    self.console.print(f"- {line}", highlight=False)
+                self.console.print(f"Strongest bot: {STRONGEST['name']}, "
+                                   f"{STRONGEST['said'].split('; here')[0]}.", highlight=False)
                 self.console.print(HELP)
                 self.console.print(LEGEND, highlight=False)
                 if s.deck_style == "playing-cards":

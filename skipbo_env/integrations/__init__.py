@@ -1,2 +1,3 @@
 """Adapters to outside RL libraries: stable-baselines3 (`sb3`) and Ray RLlib (`rllib`, the
-rllib extra). Each translates; none decides anything about the game."""
+rllib extra) and OpenSpiel (`openspiel`, the openspiel extra: importing it registers the game).
+Each translates; none decides anything about the game."""

@@ -18,6 +18,12 @@ API (JSON):
   old state, or against another game's state, is refused (409).
 - ``POST /api/games/{id}/undo`` ``{"version": v}``, ``POST /api/games/{id}/hint``,
   ``POST /api/games/{id}/next`` (the next game at the same table, scores kept).
+- ``GET /api/games/{id}/record``: the table's games as a game record file (docs/records.md),
+  a download.
+- ``POST /api/replay`` ``{"record": text, "game"?: n, "seat"?: s}``: a game record read and
+  checked (`records.loads`; at most `MAX_REPLAY_BODY` bytes), answered with every position of
+  game n (from 1) as seat s sees it: ``{"positions": [state, ...], "moves": [text, ...],
+  "players", "result"}``. Nothing is kept.
 Errors, always ``{"error": "..."}``: 400 malformed JSON or fields (or a Host header missing or
 not one served), 403 a POST from another origin, 404 unknown game, 408 a body not sent in
 time, 409 not your turn / stale version / game over, 413 request too large, 415 a POST that
@@ -73,13 +79,21 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ... import checks
+from ... import checks, records
 from ...players.registry import SCRIPTED, checkpoint_file, parse_player
 from ...rules import STALL_OUTCOMES, VARIANTS
 from ...text import DECK_STYLES, check_deck_style
-from ..session import MAX_OPPONENTS, PlaySession
+from ..session import (
+    HOW_TO_PLAY,
+    MAX_OPPONENTS,
+    STRONGEST,
+    PlaySession,
+    public_state,
+    result_text,
+)
 
-MAX_BODY = 4096  # bytes: every request the page sends is far smaller
+MAX_BODY = 4096  # bytes: every request the page sends is far smaller (but a replay)
+MAX_REPLAY_BODY = 2 * 2**20  # bytes: a record to replay (a long game's is under 100 KiB)
 MAX_TABLES = 200  # tables kept in all
 MAX_PER_CLIENT = 20  # tables kept per client address
 IDLE_SECONDS = 3600.0  # a table untouched this long is dropped
@@ -590,6 +604,39 @@ def next_game(table: Table, body: dict) -> dict:
     return {"state": table.state(), "events": events}
 
 
+def replay_positions(body: dict) -> dict:
+    """Every position of one game of a record as a seat sees it (``POST /api/replay``)."""
+    _fields(body, {"record", "game", "seat"})
+    text, number, seat = body.get("record"), body.get("game", 1), body.get("seat", 0)
+    if not isinstance(text, str):
+        raise ApiError(400, "record (the text of a game record file) is required")
+    try:
+        games = records.loads(text, "the record")
+    except records.RecordError as e:
+        raise ApiError(422, str(e)) from None
+    if not checks.is_integer(number) or not 1 <= number <= len(games):
+        raise ApiError(400, f"game must be from 1 to {len(games)}, got {checks.shown(number)}")
+    record = games[number - 1]
+    n = record.rules.num_players
+    if not checks.is_integer(seat) or not 0 <= seat < n:
+        raise ApiError(400, f"seat must be from 0 to {n - 1}, got {checks.shown(seat)}")
+    names = list(record.players)
+    positions, moves = [], []
+    game = record.deal()
+    for k in range(len(record.actions) + 1):
+        state = public_state(game.view(seat), names)
+        state.update(moves=[], can_undo=False, result=result_text(game, names),
+                     wins=[0] * n, points=list(game.scores), games=1, names=names,
+                     version=0)
+        positions.append(state)
+        if k < len(record.actions):
+            who, action = record.actions[k]
+            moves.append(f"{names[who]}: {game.describe(action)}")
+            game.step(action)
+    return {"positions": positions, "moves": moves, "players": names,
+            "result": result_text(game, names), "games": len(games)}
+
+
 class Json(JSONResponse):
     """A JSON response written by `to_json` (non-ASCII escaped)."""
 
@@ -615,24 +662,24 @@ def guarded(endpoint: Callable[[Request], Awaitable[Response]]) -> Callable:
     return run
 
 
-async def _read(request: Request) -> bytes:
+async def _read(request: Request, limit: int = MAX_BODY) -> bytes:
     raw = b""
     async for chunk in request.stream():
         raw += chunk
-        if len(raw) > MAX_BODY:
-            raise ApiError(413, f"request body over {MAX_BODY} bytes")
+        if len(raw) > limit:
+            raise ApiError(413, f"request body over {limit} bytes")
     return raw
 
 
-async def body_of(request: Request, timeout: float) -> dict:
+async def body_of(request: Request, timeout: float, limit: int = MAX_BODY) -> dict:
     """The request's JSON object body (empty: {}), read within `timeout` seconds and at most
-    MAX_BODY bytes, else an `ApiError` naming the problem."""
+    `limit` bytes, else an `ApiError` naming the problem."""
     length = request.headers.get("content-length")
     if length is not None and (not (length.isascii() and length.isdigit())
-                               or int(length) > MAX_BODY):
-        raise ApiError(413, f"request body over {MAX_BODY} bytes")
+                               or int(length) > limit):
+        raise ApiError(413, f"request body over {limit} bytes")
     try:
-        raw = await asyncio.wait_for(_read(request), timeout)
+        raw = await asyncio.wait_for(_read(request, limit), timeout)
     except asyncio.TimeoutError:
         raise ApiError(408, f"the request body did not arrive within {timeout:g} "
                             f"seconds") from None
@@ -679,7 +726,20 @@ class Api:
     async def options(self, request: Request) -> Response:
         return Json({"variants": list(VARIANTS), "players": list(SCRIPTED),
                      "checkpoints": list(self.checkpoints), "max_opponents": MAX_OPPONENTS,
-                     "deck_styles": list(DECK_STYLES), "deck_style": self.deck_style})
+                     "deck_styles": list(DECK_STYLES), "deck_style": self.deck_style,
+                     "strongest": STRONGEST, "how_to_play": list(HOW_TO_PLAY)})
+
+    async def record(self, request: Request) -> Response:
+        table = self.tables.get(request.path_params["id"])
+        games = table.session.records()
+        if not games:
+            raise ApiError(409, "no move has been played yet: nothing to record")
+        return Response(records.dumps(games), media_type="application/x-ndjson",
+                        headers={"content-disposition": 'attachment; filename="skipbo-game.jsonl"'})
+
+    async def replay(self, request: Request) -> Response:
+        body = await body_of(request, self.body_timeout, MAX_REPLAY_BODY)
+        return Json(await self.off_loop(replay_positions, body))
 
     async def new(self, request: Request) -> Response:
         body = await body_of(request, self.body_timeout)
@@ -715,6 +775,8 @@ class Api:
             Route("/api/games/{id}/undo", self.handler(undo), methods=["POST"]),
             Route("/api/games/{id}/hint", self.handler(hint), methods=["POST"]),
             Route("/api/games/{id}/next", self.handler(next_game), methods=["POST"]),
+            Route("/api/games/{id}/record", guarded(self.record)),
+            Route("/api/replay", guarded(self.replay), methods=["POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]
 

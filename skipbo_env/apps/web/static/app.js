@@ -3,6 +3,7 @@
 "use strict";
 const $ = (sel) => document.querySelector(sel);
 let gameId = null, state = null, selected = null, busy = false, options = null;
+let replay = null;  // {positions, moves, at}: a record being stepped through
 
 function srcKey(s) {
   if (!s) return null;
@@ -126,7 +127,10 @@ function render() {
     : state.current_player === state.seat ? "Your turn: click or drag a card onto a pile."
     : `Player ${state.current_player} (${names[state.current_player]}) is playing...`;
   $("#status").textContent = status;
-  $("#next").hidden = !state.result;
+  $("#next").hidden = !state.result || replay !== null;
+  const link = $("#download");
+  link.hidden = !gameId || replay !== null;
+  if (gameId) link.href = `/api/games/${gameId}/record`;
   $("#undo").disabled = !state.can_undo || busy;
   $("#hint").disabled = !state.moves.length || busy;
   const special = $("#special"); special.replaceChildren();
@@ -139,8 +143,9 @@ function render() {
 }
 
 function markSources() {
-  document.querySelectorAll(".source, .selected, .legal-target").forEach((el) =>
-    el.classList.remove("source", "selected", "legal-target"));
+  document.querySelectorAll(".source, .selected, .legal-target, .hint-source, .hint-target")
+    .forEach((el) => el.classList.remove("source", "selected", "legal-target", "hint-source",
+                                         "hint-target"));
   if (busy) return;
   const keys = new Set(state.moves.map((m) => srcKey(m.source)).filter(Boolean));
   document.querySelectorAll("[data-key]").forEach((el) => {
@@ -245,8 +250,10 @@ async function play(events, final) {
   busy = false; state = final; render();
 }
 
+function clearHint() { const box = $("#hint-box"); box.hidden = true; box.textContent = ""; }
+
 async function send(action) {
-  $("#message").textContent = "";
+  $("#message").textContent = ""; clearHint();
   pending = true;
   try {
     const data = await api(`/api/games/${gameId}/move`, {action, version: state.version});
@@ -279,7 +286,8 @@ function opponentChoices() {
   while (box.children.length > n) box.lastChild.remove();
   while (box.children.length < n) {
     const s = document.createElement("select");
-    [...options.players, ...options.checkpoints].forEach((p) => s.add(new Option(p, p)));
+    [...options.players, ...options.checkpoints].forEach((p) => s.add(new Option(
+      p === options.strongest.name ? `${p} (strongest)` : p, p)));
     s.value = options.players.includes("expert") ? "expert" : options.players[0];
     box.appendChild(s);
   }
@@ -288,8 +296,13 @@ function opponentChoices() {
 $("#hint").onclick = async () => {
   try {
     const h = (await api(`/api/games/${gameId}/hint`, {})).hint;
-    $("#message").textContent = `Hint: ${h.text}`;
-    selected = srcKey(h.source); markSources();
+    // The suggested move itself: its card and its pile marked, its words in the hint box.
+    selected = null; markSources();
+    const box = $("#hint-box"); box.textContent = `Hint: ${h.text}`; box.hidden = false;
+    const from = h.source && document.querySelector(`[data-key="${srcKey(h.source)}"]`);
+    const to = h.target && document.querySelector(`[data-key="${tgtKey(h.target)}"]`);
+    if (from) from.classList.add("hint-source");
+    if (to) to.classList.add("hint-target");
   } catch (e) { $("#message").textContent = e.message; }
 };
 $("#undo").onclick = async () => {
@@ -306,11 +319,50 @@ $("#next").onclick = async () => {
     state = data.state; $("#log").replaceChildren(); await play(data.events, data.state);
   } catch (e) { $("#message").textContent = e.message; }
 };
-$("#new-game").addEventListener("submit", newGame);
+$("#new-game").addEventListener("submit", (ev) => { closeReplay(); newGame(ev); });
+
+function showReplay() {
+  const n = replay.positions.length - 1, k = replay.at;
+  state = replay.positions[k]; selected = null; render();
+  const next = k < n ? `next: ${replay.moves[k]}` : `end: ${replay.result || "not finished"}`;
+  const last = k ? `last: ${replay.moves[k - 1]}; ` : "";
+  $("#replay-status").textContent = `move ${k} of ${n}; ${last}${next}`;
+  $("#status").textContent = `Replay of ${replay.players.join(" vs ")}`;
+  $("#hint").disabled = true; $("#undo").disabled = true;
+}
+function stepReplay(to) {
+  if (!replay) return;
+  replay.at = Math.max(0, Math.min(replay.positions.length - 1, to)); showReplay();
+}
+function closeReplay() {
+  if (!replay) return;
+  replay = null; $("#replay-bar").hidden = true; state = saved; render();
+}
+let saved = null;  // the game in play while a replay is shown
+$("#open-record").addEventListener("change", async (ev) => {
+  const file = ev.target.files[0];
+  if (!file) return;
+  $("#message").textContent = ""; clearHint();
+  try {
+    const data = await api("/api/replay", {record: await file.text()});
+    if (!replay) saved = state;
+    replay = {...data, at: 0}; $("#replay-bar").hidden = false; showReplay();
+  } catch (e) { $("#message").textContent = `Cannot replay ${file.name}: ${e.message}`; }
+  ev.target.value = "";
+});
+$("#replay-start").onclick = () => stepReplay(0);
+$("#replay-back").onclick = () => stepReplay(replay.at - 1);
+$("#replay-next").onclick = () => stepReplay(replay.at + 1);
+$("#replay-end").onclick = () => stepReplay(replay.positions.length - 1);
+$("#replay-close").onclick = closeReplay;
 $("#count").addEventListener("change", opponentChoices);
 
 (async function init() {
   options = await api("/api/options");
+  options.how_to_play.forEach((line) => {
+    const li = document.createElement("li"); li.textContent = line; $("#rules-list").appendChild(li);
+  });
+  $("#strongest").textContent = `Strongest bot: ${options.strongest.name}, ${options.strongest.said}.`;
   options.variants.forEach((v) => $("#variant").add(new Option(v, v)));
   $("#variant").value = "standard";
   $("#deck-style").value = options.deck_style || "skipbo";
