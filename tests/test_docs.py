@@ -45,3 +45,29 @@ def test_every_test_name_cited_in_the_docs_exists():
     missing = sorted(f"{doc}: {name}" for doc, name in cited if name not in defined and not (
         name.endswith("_") and any(d.startswith(name) for d in defined)))
     assert not missing, missing
+
+
+def test_the_readme_commands_install_the_same_gymnasium_and_pillow():
+    """The main job installs the package and the train extra, the tests every extra: the
+    versions they share are pinned in the package's own requirements to what the extras
+    ask, so the test command does not move them."""
+    import importlib.metadata as meta
+
+    import tomllib
+    from packaging.requirements import Requirement
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    base = {Requirement(r).name.lower(): Requirement(r) for r in project["dependencies"]}
+    for package, extra_of in (("gymnasium", "ray"), ("pillow", "moviepy")):
+        asked = [Requirement(r) for r in meta.requires(extra_of) or []
+                 if Requirement(r).name.lower() == package]
+        if extra_of == "ray":
+            asked = [r for r in asked if r.marker and r.marker.evaluate({"extra": "rllib"})]
+        assert asked, f"{extra_of} no longer asks for {package}: revisit the pin"
+        installed = meta.version(package)
+        assert base[package].specifier.contains(installed), (package, installed)
+        for requirement in asked:  # every version the base allows, the extra allows too
+            allowed = [v for v in ("1.2.2", "1.3.0", "11.3.0", "12.0.0", "13.0.0")
+                       if base[package].specifier.contains(v)]
+            assert all(requirement.specifier.contains(v) for v in allowed), \
+                (package, str(base[package].specifier), str(requirement.specifier))
