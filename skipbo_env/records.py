@@ -25,6 +25,8 @@ from .engine import Game
 from .files import write_whole
 from .observation import PILE_DEPTH, ObservationEncoder
 from .rules import Rules
+from .state import Phase
+from .state_io import MAX_SCORE
 from .version import __version__
 
 FORMAT = "skipbo-game"
@@ -151,7 +153,7 @@ def read_one(path: str) -> GameRecord:
 
 def loads(text: str, source: str = "record") -> list[GameRecord]:
     """Every game in the text of a record file (`source` names it in errors)."""
-    if len(text) > MAX_RECORD_BYTES:
+    if len(text) > MAX_RECORD_BYTES:  # characters: each at least a byte
         raise RecordError(f"{source} is over the {MAX_RECORD_BYTES:,} bytes a record may have")
     reader = _Reader(source)
     for number, line in enumerate(text.split("\n"), 1):
@@ -176,10 +178,16 @@ class _Reader:
 
     def line(self, number: int, line: str) -> None:
         self.at = number
-        if len(line.encode()) > MAX_LINE_BYTES:
+        try:
+            size = len(line.encode())
+        except UnicodeEncodeError:  # a lone surrogate: no UTF-8 text has one
+            raise self.fail("not UTF-8 text (a lone surrogate)") from None
+        if size > MAX_LINE_BYTES:
             raise self.fail(f"the line is over the {MAX_LINE_BYTES:,} bytes a line may have")
         try:
-            item = json.loads(line)
+            item = json.loads(line, object_pairs_hook=_unique)
+        except _DuplicateKey as e:
+            raise self.fail(f"the key {checks.shown(e.args[0])} is given twice") from None
         except (ValueError, RecursionError) as e:
             raise self.fail(f"not JSON ({type(e).__name__}: {str(e)[:80]})") from None
         if not isinstance(item, dict):
@@ -197,7 +205,7 @@ class _Reader:
         if item.get("record") != FORMAT:
             raise self.fail(f"not a Skip-Bo game record (record {checks.shown(item['record'])}, "
                             f"expected {FORMAT!r})")
-        if item.get("format") != FORMAT_VERSION:
+        if type(item.get("format")) is not int or item.get("format") != FORMAT_VERSION:
             raise self.fail(f"record format {checks.shown(item.get('format'))}: this version "
                             f"reads format {FORMAT_VERSION}")
         if set(item) != HEADER_KEYS:
@@ -217,15 +225,18 @@ class _Reader:
                             f"{checks.shown(first)}")
         players = item["players"]
         if not (isinstance(players, list) and len(players) == n and all(
-                isinstance(p, str) and 0 < len(p) <= MAX_NAME for p in players)):
-            raise self.fail(f"players must be {n} names (strings of 1 to {MAX_NAME} "
+                isinstance(p, str) and 0 < len(p) <= MAX_NAME and p.isprintable()
+                for p in players)):
+            raise self.fail(f"players must be {n} names (printable strings of 1 to {MAX_NAME} "
                             f"characters), got {checks.shown(players)}")
+        scores = item["scores"]
+        if scores is not None and not (isinstance(scores, list) and len(scores) == n and all(
+                checks.is_integer(x) and 0 <= x <= MAX_SCORE for x in scores)):
+            raise self.fail(f"scores must be null or {n} integers from 0 to {MAX_SCORE:,}, got "
+                            f"{checks.shown(scores)}")
         if not isinstance(item["package"], str) or len(item["package"]) > MAX_NAME:
             raise self.fail(f"package must be a short string, got {checks.shown(item['package'])}")
-        try:
-            self.game = Game(rules, seed, first, item["scores"])
-        except (TypeError, ValueError) as e:
-            raise self.fail(f"bad scores: {e}") from None
+        self.game = Game(rules, seed, first, scores)
         self.header, self.actions = item, []
 
     def _action(self, item: dict) -> None:
@@ -256,8 +267,8 @@ class _Reader:
             raise self.fail(f"an end line is {{\"end\": {{{', '.join(sorted(END_KEYS))}}}}}, "
                             f"got {checks.shown(item)}")
         replayed = result_of(self.game)
-        for key in sorted(END_KEYS):
-            if end[key] != replayed[key]:
+        for key in sorted(END_KEYS):  # compared as JSON writes them: 86.0 is not 86
+            if json.dumps(end[key]) != json.dumps(replayed[key]):
                 raise self.fail(f"the record says {key} {checks.shown(end[key])}, but the "
                                 f"replayed game gives {checks.shown(replayed[key])}")
         h = self.header
@@ -276,8 +287,28 @@ class _Reader:
         return self.games
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique(pairs: list) -> dict:
+    """A JSON object whose keys are each given once (json's `object_pairs_hook`)."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(key)
+        out[key] = value
+    return out
+
+
+def finished(record: GameRecord) -> bool:
+    """Whether the recorded game ended (won or drawn), not stopped by the turn limit or left
+    unfinished."""
+    return record.result["phase"] in (Phase.WON.value, Phase.DRAWN.value)
+
+
 # -- training data ------------------------------------------------------------------------------
-DATA_KEYS = ("obs", "mask", "action", "reward", "done", "seat", "game")
+DATA_KEYS = ("obs", "mask", "action", "reward", "done", "truncated", "seat", "game")
 
 
 def training_data(records: Sequence[GameRecord], seat: int | None = None,
@@ -285,7 +316,9 @@ def training_data(records: Sequence[GameRecord], seat: int | None = None,
     """The decisions in `records` from the acting seat's view, as arrays for imitation or
     offline RL: ``obs`` (the observation the envs give, float32), ``mask`` (legal actions),
     ``action``, ``reward`` (the game's return for the seat on its last decision of the game,
-    else 0), ``done`` (that last decision), ``seat``, ``game`` (the record's index). `seat`
+    else 0), ``done`` (that last decision), ``truncated`` (that last decision, where the game
+    did not end there: stopped at the turn limit or left unfinished, `finished`), ``seat``,
+    ``game`` (the record's index). `seat`
     keeps one seat's decisions (None: every seat's). Every record must share one rules set."""
     if not records:
         raise ValueError("no records to turn into training data")
@@ -310,10 +343,12 @@ def training_data(records: Sequence[GameRecord], seat: int | None = None,
         last = {s: start + i for i, s in enumerate(seats)}
         out["reward"] += [0.0] * len(seats)
         out["done"] += [False] * len(seats)
+        out["truncated"] += [False] * len(seats)
         out["game"] += [index] * len(seats)
         for s, i in last.items():
             out["reward"][i] = float(returns[s])
             out["done"][i] = True
+            out["truncated"][i] = not finished(record)
     return {
         "obs": (np.stack(out["obs"]).astype(np.float32) if out["obs"]
                 else np.zeros((0, encoder.size), np.float32)),
@@ -322,6 +357,7 @@ def training_data(records: Sequence[GameRecord], seat: int | None = None,
         "action": np.array(out["action"], dtype=np.int64),
         "reward": np.array(out["reward"], dtype=np.float32),
         "done": np.array(out["done"], dtype=np.bool_),
+        "truncated": np.array(out["truncated"], dtype=np.bool_),
         "seat": np.array(out["seat"], dtype=np.int64),
         "game": np.array(out["game"], dtype=np.int64),
     }

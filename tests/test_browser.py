@@ -287,10 +287,16 @@ def test_the_game_just_played_downloads_and_opens_in_the_replay_view(server, bro
     messages = []
     page = _open(browser, url, messages)
     assert not page.locator("#replay-bar").is_visible()  # until a record is opened
-    move = next(m for m in _last_state(messages)["moves"] if m["source"])
-    page.locator(f'#me [data-key="{_src_key(move["source"])}"]').first.click()
-    page.locator(f'[data-key="{_tgt_key(move["target"])}"]').first.click()
-    _wait_settled(page)
+    for _ in range(400):  # to the end of the game: no game in play is given out
+        if page.locator("#next").is_visible():
+            break
+        assert not page.locator("#download").is_visible()
+        moves = _last_state(messages)["moves"]
+        move = next((m for m in moves if m["source"] and m["target"]["zone"] == "building"),
+                    None) or next(m for m in moves if m["source"])
+        page.locator(f'#me [data-key="{_src_key(move["source"])}"]').first.click()
+        page.locator(f'[data-key="{_tgt_key(move["target"])}"]').first.click()
+        _wait_settled(page)
     with page.expect_download() as download:
         page.click("#download")
     path = tmp_path / "game.jsonl"

@@ -137,13 +137,13 @@ def test_replay_move_prints_the_table_after_that_many_moves(recorded, capsys):
 
 
 def test_replay_steps_forward_back_and_jumps_with_keys(recorded, capsys, monkeypatch):
-    monkeypatch.setattr(sys, "stdin", io.StringIO("n\nn\nb\ng 5\nx\ne\nn\nq\n"))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("n\nn\nb\ng 5\nx\ng \u00b2\ne\nn\nq\n"))
     code, out, _ = run(capsys, "replay", recorded)
     shown = [line.split(" of ")[0].split("move ")[-1] for line in out.splitlines()
              if "move " in line and " of " in line and not line.startswith("keys")]
     total = len(read_one(recorded).actions)
     assert code == 0 and shown == ["0", "1", "2", "1", "5", str(total)]
-    assert "unknown key 'x'" in out and "at the end" in out
+    assert "unknown key 'x'" in out and "at the end" in out and "g needs a move number" in out
 
 
 def test_replay_of_a_tampered_record_names_the_line(recorded, tmp_path, capsys):
@@ -201,3 +201,13 @@ def test_the_terminal_help_explains_how_to_play():
     out = " ".join(result.stdout.split())
     assert "How to play" in out and "Goal: be the first to play every card of your stock" in out
     assert "Strongest bot: lookahead" in out
+
+
+def test_a_record_folder_given_as_a_link_is_refused_however_it_is_spelt(tmp_path, capsys):
+    (tmp_path / "real").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    for spelt in ("link", "link/", "link/."):
+        code, _, err = run(capsys, "tournament", "--players", "expert,greedy", "--games", "2",
+                           "--record", str(tmp_path / spelt))
+        assert code == 2 and "symbolic link" in err
+    assert os.listdir(tmp_path / "real") == []

@@ -160,7 +160,9 @@ def test_actions_after_the_end_and_a_second_header_mid_game_are_refused(record):
     ("seed", -1, "seed must be"), ("seed", 2**128, "seed must be"), ("seed", "7", "seed must be"),
     ("first_player", 2, "first_player"), ("players", ["expert"], "players must be"),
     ("players", ["x" * 500, "y"], "players must be"), ("rules", {"variant": "poker"}, "bad rules"),
-    ("scores", [-1, 0], "bad scores"), ("extra", 1, "header's keys")])
+    ("scores", [-1, 0], "scores must be"), ("scores", [10**400, 0], "scores must be"),
+    ("format", True, "record format"), ("format", 1.0, "record format"),
+    ("players", ["\x1b]0;pwned\x07", "y"], "printable"), ("extra", 1, "header's keys")])
 def test_a_bad_header_value_is_refused_naming_it(record, key, value, needle):
     text = lines(record)
     header = json.loads(text[0])
@@ -243,3 +245,27 @@ def test_training_data_of_several_rules_sets_or_a_bad_seat_is_refused(record):
         training_data([record], seat=5)
     with pytest.raises(ValueError, match="no records"):
         training_data([])
+
+
+def test_a_value_of_another_json_type_in_the_end_line_is_refused(record):
+    text = lines(record)
+    end = json.loads(text[-1])
+    end["end"]["turns"] = float(end["end"]["turns"])
+    refused("\n".join([*text[:-1], json.dumps(end)]), "turns")
+
+
+def test_a_key_given_twice_and_text_that_is_no_utf8_are_refused_naming_the_line(record):
+    text = lines(record)
+    refused("\n".join([text[0], '{"seat": 0, "seat": 0, "action": 1}']), "line 2", "twice")
+    refused('{"record": "\ud800"}', "line 1", "UTF-8")
+
+
+def test_training_data_marks_an_unfinished_games_last_decisions_truncated(record):
+    cut = GameRecord(record.rules, record.seed, record.players, record.actions[:20],
+                     {**record.result}, record.first_player, record.scores)
+    game = cut.replay()
+    unfinished = GameRecord.of(game, record.seed, record.players, record.actions[:20])
+    data = training_data([record, unfinished])
+    assert not data["truncated"][data["game"] == 0].any()
+    ends = (data["game"] == 1) & data["done"]
+    assert data["truncated"][ends].all() and not data["reward"][data["game"] == 1].any()

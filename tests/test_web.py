@@ -881,23 +881,42 @@ def _played(client):
     return gid
 
 
-def test_the_game_just_played_downloads_as_a_record_that_replays(client):
+def _finished(client):
+    """A table whose first game is over (stock 1 against naive, the first move each turn
+    that plays a card, else a discard)."""
+    gid, state = _new(client, stock_size=1)
+    while not state["result"]:
+        move = next((m for m in state["moves"] if m["target"]["zone"] == "building"), None) \
+            or state["moves"][0]
+        r = client.post(f"/api/games/{gid}/move", json={"action": move["action"],
+                                                        "version": state["version"]})
+        assert r.status_code == 200, r.text
+        state = r.json()["state"]
+    return gid, state
+
+
+def test_the_finished_games_download_as_a_record_that_replays(client):
     from skipbo_env.records import loads
 
     gid, _ = _new(client, opponents=["greedy"])
     assert client.get(f"/api/games/{gid}/record").status_code == 409  # nothing played yet
     gid = _played(client)
     r = client.get(f"/api/games/{gid}/record")
+    assert r.status_code == 409 and "hidden card" in r.json()["error"]  # a game in play
+    gid, state = _finished(client)
+    r = client.get(f"/api/games/{gid}/record")
     assert r.status_code == 200 and "attachment" in r.headers["content-disposition"]
     (record,) = loads(r.text)
     assert record.players == ("you", "naive") and record.actions[0][0] == 0
-    state = client.get(f"/api/games/{gid}").json()["state"]
-    assert record.replay().turn == state["turn"]
+    assert record.replay().turn == state["turn"] and record.result["phase"] != "play"
+    assert client.post(f"/api/games/{gid}/next", json={}).status_code == 200
+    (again,) = loads(client.get(f"/api/games/{gid}/record").text)  # the new game: not given
+    assert again == record
     assert client.get("/api/games/nope/record").status_code == 404
 
 
 def test_a_record_replays_as_positions_from_the_seats_view(client):
-    gid = _played(client)
+    gid, _ = _finished(client)
     text = client.get(f"/api/games/{gid}/record").text
     r = client.post("/api/replay", json={"record": text})
     assert r.status_code == 200, r.text
@@ -912,7 +931,7 @@ def test_a_record_replays_as_positions_from_the_seats_view(client):
 def test_a_replay_of_a_tampered_or_oversized_record_is_refused_naming_the_problem(client):
     from skipbo_env.apps.web.server import MAX_REPLAY_BODY
 
-    gid = _played(client)
+    gid, _ = _finished(client)
     lines = client.get(f"/api/games/{gid}/record").text.splitlines()
     lines[1] = lines[1].replace('"seat": 0', '"seat": 1')
     r = client.post("/api/replay", json={"record": "\n".join(lines)})
@@ -926,3 +945,13 @@ def test_a_replay_of_a_tampered_or_oversized_record_is_refused_naming_the_proble
     r = client.post("/api/games", json={"variant": "short", "opponents": ["naive"],
                                         "extra": "x" * (MAX_BODY + 10)})
     assert r.status_code == 413  # only the replay takes the larger body
+
+
+def test_a_replay_of_a_game_too_long_for_the_page_is_refused(client, monkeypatch):
+    from skipbo_env.apps.web import server
+
+    gid, _ = _finished(client)
+    text = client.get(f"/api/games/{gid}/record").text
+    monkeypatch.setattr(server, "MAX_REPLAY_MOVES", 3)
+    r = client.post("/api/replay", json={"record": text})
+    assert r.status_code == 413 and "skipbo replay" in r.json()["error"]

@@ -128,7 +128,7 @@ def _record_folder(path: str | None) -> str | None:
     written over, and a folder already holding records would mix two runs), not a link."""
     if path is None:
         return None
-    if os.path.islink(path):
+    if os.path.islink(os.path.normpath(path)):  # "link/" and "link/." name the link too
         raise ValueError(f"--record {path} is a symbolic link: give a directory")
     if os.path.exists(path):
         if not os.path.isdir(path):

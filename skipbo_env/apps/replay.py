@@ -102,7 +102,7 @@ def _target(key: str, moves: int, total: int, record: records.GameRecord) -> int
         return total
     if key.startswith("g"):
         number = key[1:].strip()
-        if number.isdigit() and int(number) <= total:
+        if number.isascii() and number.isdigit() and int(number) <= total:
             return int(number)
         return f"g needs a move number from 0 to {total}, e.g. g 12"
     return f"unknown key {key!r}: {KEYS}"

@@ -426,9 +426,12 @@ class PlaySession:
         return GameRecord.of(game, self.match.game_seed, self.names, self._actions,
                              scores=game.scores)
 
-    def records(self) -> list[GameRecord]:
-        """The records of every game of the session, the one in play last (if it has begun)."""
-        current = [self.game_record()] if self._actions or self.game.is_over else []
+    def records(self, finished_only: bool = False) -> list[GameRecord]:
+        """The records of every game of the session, the one in play last (if it has begun);
+        `finished_only` leaves out a game still in play (its record holds the deal's seed,
+        so every hidden card: the browser offers only finished games)."""
+        over = self.game.is_over
+        current = [self.game_record()] if over or (self._actions and not finished_only) else []
         return [*self._finished, *current]
 
     # -- internals ----------------------------------------------------------------------------

@@ -4,8 +4,8 @@ One episode per seat of each recorded game: the seat's decisions from its own vi
 Gymnasium env (`SkipBo-v0`) would have shown them to it. Observations are a dictionary of
 the env's observation vector and the action mask (offline RL for Skip-Bo needs the mask);
 each episode ends with the seat's observation of the finished game (its mask all zeros). The
-reward is the seat's return (+1, -1, 0) on its last decision, 0 before; a game that stopped
-at the turn limit is truncated, any other terminated.
+reward is the seat's return (+1, -1, 0) on its last decision, 0 before; a game won or drawn
+is terminated, one stopped at the turn limit or left unfinished truncated.
 """
 
 from __future__ import annotations
@@ -16,8 +16,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ..observation import PILE_DEPTH, ObservationEncoder
-from ..records import GameRecord, training_data
-from ..state import Phase
+from ..records import GameRecord, finished, training_data
 
 
 def spaces_of(encoder: ObservationEncoder) -> tuple[spaces.Dict, spaces.Discrete]:
@@ -37,7 +36,7 @@ def episodes(records: Sequence[GameRecord], pile_depth: int = PILE_DEPTH) -> lis
     out: list = []
     for index, record in enumerate(records):
         final = record.replay()
-        truncated = final.phase == Phase.TRUNCATED
+        truncated = not finished(record)
         for seat in range(record.rules.num_players):
             rows = np.flatnonzero((data["game"] == index) & (data["seat"] == seat))
             if not len(rows):

@@ -18,11 +18,13 @@ API (JSON):
   old state, or against another game's state, is refused (409).
 - ``POST /api/games/{id}/undo`` ``{"version": v}``, ``POST /api/games/{id}/hint``,
   ``POST /api/games/{id}/next`` (the next game at the same table, scores kept).
-- ``GET /api/games/{id}/record``: the table's games as a game record file (docs/records.md),
-  a download.
+- ``GET /api/games/{id}/record``: the table's finished games as a game record file
+  (docs/records.md), a download; never the game in play (a record holds the deal's seed, so
+  every hidden card).
 - ``POST /api/replay`` ``{"record": text, "game"?: n, "seat"?: s}``: a game record read and
-  checked (`records.loads`; at most `MAX_REPLAY_BODY` bytes), answered with every position of
-  game n (from 1) as seat s sees it: ``{"positions": [state, ...], "moves": [text, ...],
+  checked (`records.loads`; at most `MAX_REPLAY_BODY` bytes, a game of at most
+  `MAX_REPLAY_MOVES` moves), answered with every position of game n (from 1) as seat s sees
+  it: ``{"positions": [state, ...], "moves": [text, ...],
   "players", "result"}``. Nothing is kept.
 Errors, always ``{"error": "..."}``: 400 malformed JSON or fields (or a Host header missing or
 not one served), 403 a POST from another origin, 404 unknown game, 408 a body not sent in
@@ -94,6 +96,7 @@ from ..session import (
 
 MAX_BODY = 4096  # bytes: every request the page sends is far smaller (but a replay)
 MAX_REPLAY_BODY = 2 * 2**20  # bytes: a record to replay (a long game's is under 100 KiB)
+MAX_REPLAY_MOVES = 2000  # moves of a game replayed in the page (its answer holds each position)
 MAX_TABLES = 200  # tables kept in all
 MAX_PER_CLIENT = 20  # tables kept per client address
 IDLE_SECONDS = 3600.0  # a table untouched this long is dropped
@@ -617,6 +620,10 @@ def replay_positions(body: dict) -> dict:
     if not checks.is_integer(number) or not 1 <= number <= len(games):
         raise ApiError(400, f"game must be from 1 to {len(games)}, got {checks.shown(number)}")
     record = games[number - 1]
+    if len(record.actions) > MAX_REPLAY_MOVES:
+        raise ApiError(413, f"game {number} has {len(record.actions):,} moves, over the "
+                            f"{MAX_REPLAY_MOVES:,} the page replays: step through it with "
+                            f"skipbo replay")
     n = record.rules.num_players
     if not checks.is_integer(seat) or not 0 <= seat < n:
         raise ApiError(400, f"seat must be from 0 to {n - 1}, got {checks.shown(seat)}")
@@ -663,12 +670,12 @@ def guarded(endpoint: Callable[[Request], Awaitable[Response]]) -> Callable:
 
 
 async def _read(request: Request, limit: int = MAX_BODY) -> bytes:
-    raw = b""
+    raw = bytearray()
     async for chunk in request.stream():
         raw += chunk
         if len(raw) > limit:
             raise ApiError(413, f"request body over {limit} bytes")
-    return raw
+    return bytes(raw)
 
 
 async def body_of(request: Request, timeout: float, limit: int = MAX_BODY) -> dict:
@@ -731,10 +738,13 @@ class Api:
 
     async def record(self, request: Request) -> Response:
         table = self.tables.get(request.path_params["id"])
-        games = table.session.records()
-        if not games:
-            raise ApiError(409, "no move has been played yet: nothing to record")
-        return Response(records.dumps(games), media_type="application/x-ndjson",
+        async with table.lock:  # not while a move is under way
+            games = table.session.records(finished_only=True)
+            if not games:
+                raise ApiError(409, "no game has finished yet: a game in play is not given "
+                                    "out (its record would show every hidden card)")
+            text = await self.off_loop(records.dumps, games)
+        return Response(text, media_type="application/x-ndjson",
                         headers={"content-disposition": 'attachment; filename="skipbo-game.jsonl"'})
 
     async def replay(self, request: Request) -> Response:
@@ -775,7 +785,7 @@ class Api:
             Route("/api/games/{id}/undo", self.handler(undo), methods=["POST"]),
             Route("/api/games/{id}/hint", self.handler(hint), methods=["POST"]),
             Route("/api/games/{id}/next", self.handler(next_game), methods=["POST"]),
-            Route("/api/games/{id}/record", guarded(self.record)),
+            Route("/api/games/{id}/record", guarded(self.record)),  # its own lock
             Route("/api/replay", guarded(self.replay), methods=["POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
         ]

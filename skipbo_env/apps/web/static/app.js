@@ -129,7 +129,8 @@ function render() {
   $("#status").textContent = status;
   $("#next").hidden = !state.result || replay !== null;
   const link = $("#download");
-  link.hidden = !gameId || replay !== null;
+  // Only finished games are given out (a record holds every hidden card of its game).
+  link.hidden = !gameId || replay !== null || (!state.result && state.games < 2);
   if (gameId) link.href = `/api/games/${gameId}/record`;
   $("#undo").disabled = !state.can_undo || busy;
   $("#hint").disabled = !state.moves.length || busy;
