@@ -44,11 +44,17 @@ def test_a_new_game_answers_with_an_unguessable_id_and_the_persons_view(client):
     assert all("hand" not in p for p in state["players"])
 
 
-def test_a_legal_move_is_made_and_the_bots_answer(client):
+def _discarded(client):
+    """A new table where the person has discarded: (id, state before, the discard, answer)."""
     gid, state = _new(client)
     discard = next(m for m in state["moves"] if m["target"]["zone"] == "discard")
     r = client.post(f"/api/games/{gid}/move", json={"action": discard["action"],
                                                     "version": state["version"]})
+    return gid, state, discard, r
+
+
+def test_a_legal_move_is_made_and_the_bots_answer(client):
+    _, state, discard, r = _discarded(client)
     assert r.status_code == 200
     data = r.json()
     assert data["events"][0]["seat"] == 0 and data["events"][0]["text"] == discard["text"]
@@ -873,10 +879,7 @@ def test_skipbo_serve_offers_every_shipped_checkpoint_by_default():
 
 
 def _played(client):
-    gid, state = _new(client)
-    discard = next(m for m in state["moves"] if m["target"]["zone"] == "discard")
-    r = client.post(f"/api/games/{gid}/move", json={"action": discard["action"],
-                                                    "version": state["version"]})
+    gid, _, _, r = _discarded(client)
     assert r.status_code == 200
     return gid
 
