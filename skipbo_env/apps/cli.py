@@ -125,21 +125,14 @@ def tournament(args) -> dict:
 
 def _record_folder(path: str | None) -> str | None:
     """A `--record DIR` checked before any game: a new or empty directory (records are never
-    written over, and a folder already holding records would mix two runs), not a link."""
+    written over, and a folder already holding records would mix two runs), not a link;
+    made by `tournament.check_record_folder`."""
     if path is None:
         return None
-    if os.path.islink(os.path.normpath(path)):  # "link/" and "link/." name the link too
-        raise ValueError(f"--record {path} is a symbolic link: give a directory")
-    if os.path.exists(path):
-        if not os.path.isdir(path):
-            raise ValueError(f"--record {path} is a file: give a new or empty directory")
-        if os.listdir(path):
-            raise ValueError(f"--record {path} is not empty: give a new or empty directory "
-                             f"(records are never written over)")
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError as e:
-        raise ValueError(f"cannot write records under {path}: {e.strerror}") from None
+    if os.path.isdir(path) and not os.path.islink(os.path.normpath(path)) and os.listdir(path):
+        raise ValueError(f"--record {path} is not empty: give a new or empty directory "
+                         f"(records are never written over)")
+    harness.check_record_folder(path, [])
     return path
 
 

@@ -76,14 +76,17 @@ def record_path(folder: str, prefix: str, deal: int, rotation: int) -> str:
 
 
 def check_record_folder(folder: str, paths: Sequence[str]) -> None:
-    """Make `folder` (for `--record`) and refuse it, before any game, if it cannot be written
-    or any of `paths` is there already (`files.check_target`)."""
+    """Make `folder` (for `--record`) and refuse it, before any game, if it is a link (however
+    spelt: "link/" too), a file, cannot be written, or any of `paths` is there already
+    (`files.check_target`)."""
+    if os.path.islink(os.path.normpath(folder)):
+        raise ValueError(f"--record {folder} is a symbolic link: give a directory")
+    if os.path.lexists(folder) and not os.path.isdir(folder):
+        raise ValueError(f"--record {folder} is a file: give a new or empty directory")
     try:
         os.makedirs(folder, exist_ok=True)
     except OSError as e:
         raise ValueError(f"cannot write records under {folder}: {e.strerror}") from None
-    if not os.path.isdir(folder) or os.path.islink(folder):
-        raise ValueError(f"cannot write records under {folder}: not a directory")
     for path in paths:
         check_target(path)
 
