@@ -185,6 +185,16 @@ def test_the_exploitability_proxy_trains_a_best_response_and_reports_its_win_rat
     assert (out / "short_2p_exploit_random.md").read_text() == result.stdout
 
 
+def test_a_best_response_to_a_checkpoint_or_value_player_trains_on_the_batched_engine():
+    from skipbo_env.train import config as C
+    from skipbo_env.train.exploit import exploit_config
+
+    for target in ("short_2p", "value_short_2p"):
+        made = C.validate(exploit_config(bench.task("short_2p"), target, 1000))
+        assert made.vec_env == "batched" and dict(made.opponents) == {target: 1.0}
+    assert exploit_config(bench.task("masters_2p"), "expert_tolls", 1000)["vec_env"] == "subproc"
+
+
 def test_the_reference_ppo_config_is_the_best_responses_training_config():
     # docs/benchmark.md's "MaskablePPO against scripted players" row is the best response to
     # expert on short_2p: the committed config must train exactly what --exploit trains.

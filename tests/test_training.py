@@ -320,8 +320,8 @@ def test_the_opponent_pool_draws_by_weight_and_adds_saved_policies(smoke, tmp_pa
     ({"eval": {"opponents": ["gm"]}}, "eval.opponents must be a list of player names"),
     ({"vec_env": "ray"}, "vec_env must be one of subproc, dummy, batched"),
     ({"vec_env": "batched", "opponents": {"naive": 1, "lookahead": 1}},
-     "vec_env batched plays random, naive, greedy, expert and checkpoints as opponents, not "
-     "'lookahead'"),
+     "vec_env batched plays random, naive, greedy, expert, checkpoints and value players as "
+     "opponents, not 'lookahead'"),
     ({"vec_env": "batched", "pretrain": {"samples": 10, "teacher": "lookahead"}},
      "pretrain.teacher: vec_env batched clones one of random, naive, greedy, expert"),
     ({"pretrain": {"samples": 10, "dagger": {"rounds": 2}}},
@@ -355,7 +355,7 @@ def test_training_on_the_batched_engine_writes_a_checkpoint_that_plays(tmp_path)
     raw = {"name": "batched", "variant": "short", "rules": {"stock_size": 3},
            "total_timesteps": 1024, "n_envs": 32, "vec_env": "batched",
            "opponents": {"random": 1.0, "naive": 1.0, "expert": 1.0,
-                         "checkpoints/short_2p.zip": 1.0},
+                         "checkpoints/short_2p.zip": 1.0, "value_short_2p": 1.0},
            "self_play": {"weight": 1.0, "save_every": 256, "pool_size": 2},
            "curriculum": [{"until": 512, "stock_size": 2}],
            "pretrain": {"samples": 300, "epochs": 1, "dagger": {"rounds": 1, "samples": 200,

@@ -45,7 +45,8 @@ DEFAULTS: dict[str, Any] = {
     "total_timesteps": None,
     "n_envs": 0,  # 0: one per core (vec_env batched: 256 games)
     # "subproc" (a process per environment), "dummy" (all in this process) or "batched" (the
-    # numba batched engine, skipbo_env.vector: scripted random/naive/greedy/expert opponents only)
+    # numba batched engine, skipbo_env.vector: scripted random/naive/greedy/expert, checkpoint
+    # and value player opponents)
     "vec_env": "subproc",
     "opponents": {"random": 1.0},  # scripted players (or checkpoint paths) by weight
     "self_play": {"weight": 0.0, "save_every": 100_000, "pool_size": 10, "refresh": 100},
@@ -506,14 +507,15 @@ def _check_eval(ev: dict) -> None:
 
 
 def _check_batched(cfg: dict) -> None:
-    """The batched engine plays its own scripted players (not `lookahead`) and checkpoints;
-    its teacher for behaviour cloning is one of its scripted players."""
+    """The batched engine plays its own scripted players (not `lookahead`), checkpoints and
+    value players; its teacher for behaviour cloning is one of its scripted players."""
     others = [name for name, w in cfg["opponents"].items()
               if w > 0 and name not in BATCHED_PLAYERS
-              and parse_player(name).kind is not PlayerKind.CHECKPOINT]
+              and parse_player(name).kind not in (PlayerKind.CHECKPOINT, PlayerKind.VALUE)]
     if others:
-        raise ConfigError(f"vec_env batched plays {', '.join(BATCHED_PLAYERS)} and checkpoints as "
-                          f"opponents, not {checks.shown(others[0])}; use vec_env subproc for it")
+        raise ConfigError(f"vec_env batched plays {', '.join(BATCHED_PLAYERS)}, checkpoints and "
+                          f"value players as opponents, not {checks.shown(others[0])}; use "
+                          f"vec_env subproc for it")
     if cfg["pretrain"]["samples"] and cfg["pretrain"]["teacher"] not in BATCHED_PLAYERS:
         raise ConfigError(f"pretrain.teacher: vec_env batched clones one of "
                           f"{', '.join(BATCHED_PLAYERS)}, not "
