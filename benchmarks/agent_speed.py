@@ -1,11 +1,14 @@
 """Seconds per move of each scripted player, on one core.
 
     python benchmarks/agent_speed.py [--games 20] [--seed 0] [--players random,naive,...]
+        [--variant standard] [--stock-size 20]
 
-Each player plays `--games` two-player games (standard, stock 20) against `expert`, from both
-seats; the script times every call of its `act` and prints the mean, the 95th percentile and
-the largest in milliseconds, with the moves per game. A player may be a checkpoint or
-``lookahead:CHECKPOINT``; torch then runs on one thread.
+Each player plays `--games` two-player games (standard, stock 20, unless `--variant` and
+`--stock-size` say otherwise) against `expert`, from both seats; the script times every call
+of its `act` and prints the mean, the 95th percentile and the largest in milliseconds, with
+the moves per game. A player may be a checkpoint, ``lookahead:CHECKPOINT`` or a value player
+(time it in the game it was trained for: ``--stock-size 30`` for ``value_standard_2p``,
+``--variant short --stock-size 10`` for ``value_short_2p``); torch then runs on one thread.
 """
 
 from __future__ import annotations
@@ -24,8 +27,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=20)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--players", default=",".join(SCRIPTED))
+    parser.add_argument("--variant", default="standard")
+    parser.add_argument("--stock-size", type=int, default=20)
     args = parser.parse_args()
-    rules = Rules.preset("standard", 2, stock_size=20)
+    try:
+        rules = Rules.preset(args.variant, 2, stock_size=args.stock_size)
+    except ValueError as e:
+        parser.error(str(e))
     try:
         import torch
         torch.set_num_threads(1)
@@ -37,8 +45,8 @@ def main() -> None:
         times = []
         for game_number in range(args.games):
             seat = game_number % 2
-            agents = [make_agent("expert", args.seed + game_number)] * 2
-            agents[seat] = make_agent(name, args.seed + game_number)
+            agents = [make_agent("expert", args.seed + game_number, rules=rules)] * 2
+            agents[seat] = make_agent(name, args.seed + game_number, rules=rules)
             game = Game(rules, args.seed + game_number // 2)
             while not game.is_over:
                 agent = agents[game.current_player]

@@ -157,6 +157,19 @@ def test_the_agent_speed_benchmark_prints_seconds_per_move():
     assert "| naive |" in result.stdout and "| greedy |" in result.stdout
 
 
+def test_the_agent_speed_benchmark_times_a_value_player_in_its_own_game():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "agent_speed.py"),
+                             "--games", "2", "--players", "value_short_2p", "--variant",
+                             "short", "--stock-size", "10"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "| value_short_2p |" in result.stdout
+    wrong = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "agent_speed.py"),
+                            "--games", "1", "--variant", "poker"],
+                           capture_output=True, text=True, timeout=300)
+    assert wrong.returncode == 2 and "poker" in wrong.stderr
+
+
 def test_the_soak_benchmark_plays_every_variant_and_prints_failures_and_memory():
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "soak.py"),
                              "--games", "64", "--batched-games", "0"],
