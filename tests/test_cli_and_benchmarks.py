@@ -170,6 +170,14 @@ def test_the_agent_speed_benchmark_times_a_value_player_in_its_own_game():
     assert wrong.returncode == 2 and "poker" in wrong.stderr
 
 
+def test_the_value_rollouts_benchmark_plays_the_value_player_with_its_rollout_check():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "value_rollouts.py"),
+                             "--games", "2", "--top", "3", "--deals", "2"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "value_short_2p, top 3, deals 2: " in result.stdout and "ms a move" in result.stdout
+
+
 def test_the_soak_benchmark_plays_every_variant_and_prints_failures_and_memory():
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "soak.py"),
                              "--games", "64", "--batched-games", "0"],
