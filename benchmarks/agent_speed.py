@@ -9,17 +9,27 @@ of its `act` and prints the mean, the 95th percentile and the largest in millise
 the moves per game. A player may be a checkpoint, ``lookahead:CHECKPOINT`` or a value player
 (time it in the game it was trained for: ``--stock-size 30`` for ``value_standard_2p``,
 ``--variant short --stock-size 10`` for ``value_short_2p``); torch then runs on one thread.
+
+One core: numpy's BLAS (a value player's network) is held to one thread, as torch is (a second
+thread only fights the other work on the machine: a value player ran 4.6 s of network in the
+time one thread took 1.25 s, with a tournament on the other core). Each player makes one
+untimed move before the timed games, so the times leave out loading its compiled kernels.
 """
 
 from __future__ import annotations
 
-import argparse
-import time
+import os
 
-import numpy as np
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_variable] = "1"  # before numpy loads its BLAS
 
-from skipbo_env import Game, Rules
-from skipbo_env.players.registry import SCRIPTED, make_agent
+import argparse  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from skipbo_env import Game, Rules  # noqa: E402
+from skipbo_env.players.registry import SCRIPTED, make_agent  # noqa: E402
 
 
 def main() -> None:
@@ -42,6 +52,7 @@ def main() -> None:
     print("| player | moves per game | mean ms/move | 95th percentile ms | largest ms |")
     print("|---|---|---|---|---|")
     for name in args.players.split(","):
+        make_agent(name, args.seed, rules=rules).act(Game(rules, args.seed + args.games).view())
         times = []
         for game_number in range(args.games):
             seat = game_number % 2

@@ -170,6 +170,19 @@ def test_the_agent_speed_benchmark_times_a_value_player_in_its_own_game():
     assert wrong.returncode == 2 and "poker" in wrong.stderr
 
 
+def test_the_value_speed_benchmark_times_a_network_as_trained_and_as_read():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "value_speed.py"),
+                             "--games", "1", "--repeats", "1"],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "weights below 1e-20" in result.stdout
+    assert "largest difference of a value 0\n" in result.stdout  # reading them as zero
+    wrong = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "value_speed.py"),
+                            "--player", "no_such_player"],
+                           capture_output=True, text=True, timeout=300)
+    assert wrong.returncode == 2 and "no_such_player" in wrong.stderr
+
+
 def test_the_value_rollouts_benchmark_plays_the_value_player_with_its_rollout_check():
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "value_rollouts.py"),
                              "--games", "2", "--top", "3", "--deals", "2"],

@@ -141,6 +141,23 @@ def test_layers_that_do_not_fit_together_are_refused():
         ValueNet([(w0, b0), (w1[:, :3], b1)])
 
 
+def test_negligible_weights_are_read_as_zero_and_change_no_value():
+    rules = Rules.preset("standard", 2)
+    layers = random_layers(rules)
+    (w0, b0), (w1, b1) = layers
+    w0[:, ::3] = 1e-32  # what weight decay leaves of the weights of inputs seldom on
+    b0[0] = -1e-25
+    given = [(w0.copy(), b0.copy()), (w1.copy(), b1.copy())]
+    net = ValueNet(layers)
+    assert (net.layers[0][0][::3] == 0).all() and net.layers[0][1][0] == 0
+    assert (net.layers[0][0][1::3] == w0.T[1::3]).all()  # the others as they were
+    for (w, b), (w_given, b_given) in zip(layers, given, strict=True):  # the caller's arrays
+        assert np.array_equal(w, w_given) and np.array_equal(b, b_given)
+    x = reference_lister(rules)(Game(rules, 3))[1]
+    plain = np.tanh(np.maximum(x @ w0.T + b0, 0) @ w1.T + b1)[:, 0]
+    np.testing.assert_allclose(net(x), plain, rtol=1e-6, atol=1e-7)
+
+
 def test_a_bias_that_does_not_fit_its_weights_is_refused():
     rules = Rules.preset("standard", 2)
     (w0, b0), (w1, b1) = random_layers(rules)

@@ -50,6 +50,11 @@ MAX_SAMPLES = 1024  # outcomes a chance-ending segment's value is averaged over,
 MAX_TOP = 1 << 20
 CHANCE_ENDINGS = ("stock", "refill")  # endings whose outcome the seat sees once it resolves
 MAX_WEIGHTS = 2**24  # numbers in one network, at most (a shipped one holds about 2**18)
+NEGLIGIBLE = 1e-20
+"""Weights smaller than this in magnitude are read as zero. Weight decay leaves the weights of
+inputs that are seldom on at 1e-30 and below (a third of a shipped network's first layer):
+their products with the activations are subnormal floats, which the CPU computes many times
+slower, and add nothing a float32 value can show (benchmarks/value_speed.py)."""
 
 ACTIVATION = "relu"
 
@@ -69,8 +74,8 @@ class ValueNet:
         self._extend: GapFeatures | None = None
         if not layers:
             raise ValueError("a value network needs at least one layer")
-        self.layers = [(np.ascontiguousarray(w, dtype=np.float32).T.copy(),
-                        np.asarray(b, dtype=np.float32)) for w, b in layers]
+        self.layers = [(_negligible_as_zero(np.ascontiguousarray(w, dtype=np.float32).T.copy()),
+                        _negligible_as_zero(np.array(b, dtype=np.float32))) for w, b in layers]
         if any(w.shape[1] != b.shape[0] for w, b in self.layers):
             raise ValueError("each layer's bias must fit its weights")
         if any(w2.shape[0] != w.shape[1]
@@ -111,6 +116,12 @@ class ValueNet:
             np.maximum(h, 0.0, out=h)
         w, b = self.layers[-1]
         return np.tanh(h @ w + b)[:, 0]
+
+
+def _negligible_as_zero(a: np.ndarray) -> np.ndarray:
+    """`a` with its entries below NEGLIGIBLE in magnitude set to zero (in place)."""
+    a[np.abs(a) < NEGLIGIBLE] = 0.0
+    return a
 
 
 Lister = Callable[[Game], tuple[Sequence[tuple[int, ...]], np.ndarray]]
