@@ -34,6 +34,26 @@ def test_a_tiny_run_trains_saves_loads_and_plays(tmp_path):
         game.step(agents[game.current_player].act(game.view()))
 
 
+def test_the_fit_computes_subnormal_numbers_as_zero_and_leaves_torch_as_it_was(tmp_path):
+    import torch
+
+    def subnormal_survives() -> bool:
+        return bool((torch.tensor([1e-39]) * 1.0).item() != 0.0)
+
+    during: list[bool] = []
+    cfg = load_value_config(write(tmp_path, rules={"stock_size": 5}))
+
+    def log(line: str) -> None:
+        if line.startswith('{"epoch"'):  # a row of the fit's learning curve
+            during.append(subnormal_survives())
+
+    train_value(cfg, str(tmp_path / "out"), log=log)
+    if not torch.set_flush_denormal(False):
+        pytest.skip("this CPU cannot flush subnormal numbers")
+    assert during and not any(during)  # the fit's epochs: flushed
+    assert subnormal_survives()  # after it: torch computes as it did
+
+
 def test_a_run_that_reads_gaps_features_trains_saves_loads_and_plays(tmp_path):
     cfg = load_value_config(write(tmp_path, features="gaps", rules={"stock_size": 5}))
     path = train_value(cfg, str(tmp_path / "out"), log=lambda line: None)
@@ -224,3 +244,30 @@ def test_a_file_that_is_no_samples_file_is_refused_naming_it(tmp_path, content):
     with pytest.raises(ValueError, match=f"samples file {samples}"):
         train_value(cfg, str(tmp_path / "b"), log=lambda line: None, samples=str(samples))
     assert not (tmp_path / "b" / "tiny.npz").exists()
+
+
+@pytest.mark.parametrize("name", ["value_standard_2p", "value_short_2p"])
+def test_the_value_players_learning_curves_in_docs_are_curves_the_plot_script_reads(name):
+    from pathlib import Path
+
+    from skipbo_env.train.plot import read_curve
+
+    root = Path(__file__).resolve().parents[1]
+    _, points = read_curve(str(root / "docs" / f"value_curve_{name.removeprefix('value_')}.json"))
+    steps = [p["steps"] for p in points]
+    assert steps == sorted(steps) and len(set(steps)) == len(steps)
+    for p in points:
+        low, high = p["ci95"]
+        assert low <= p["win_rate"]["expert"] <= high and p["seconds"] > 0 and p["command"]
+    shipped = json.loads((root / "skipbo_env" / "checkpoints" / f"{name}.json").read_text())
+    assert shipped["decisions"] in steps  # the shipped network is a point of its curve
+
+
+def test_a_curve_is_drawn_in_order_along_its_axis():
+    from skipbo_env.train.plot import series
+
+    points = [{"steps": 2, "seconds": 30, "win_rate": {"expert": 0.4}},
+              {"steps": 1, "seconds": 10, "win_rate": {"expert": 0.3, "greedy": 0.9}},
+              {"steps": 3, "seconds": 20, "win_rate": {"expert": 0.5}}]
+    assert series(points, "expert", "seconds") == ([10, 20, 30], [0.3, 0.5, 0.4])
+    assert series(points, "greedy", "steps") == ([1], [0.9])

@@ -37,6 +37,15 @@ def read_curve(path: str) -> tuple[str, list[dict]]:
     return label, points
 
 
+def series(points: list[dict], opponent: str, key: str) -> tuple[list[float], list[float]]:
+    """The (`key`, win rate against `opponent`) points that hold both, in order along `key`:
+    the points of separate runs (one a run, as docs/value_curve_*.json) need not come in the
+    order of their run time."""
+    shown = sorted((p for p in points if opponent in p["win_rate"] and key in p),
+                   key=lambda p: p[key])
+    return [p[key] for p in shown], [p["win_rate"][opponent] for p in shown]
+
+
 def plot(paths: list[str], out: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -50,9 +59,8 @@ def plot(paths: list[str], out: str) -> None:
                                                   ("seconds", 60, "wall-clock minutes"))):
             ax = axes[row][column]
             for opp in opponents:
-                shown = [p for p in points if opp in p["win_rate"] and key in p]
-                ax.plot([p[key] / scale for p in shown], [p["win_rate"][opp] for p in shown],
-                        marker="o", label=f"vs {opp}")
+                xs, ys = series(points, opp, key)
+                ax.plot([x / scale for x in xs], ys, marker="o", label=f"vs {opp}")
             ax.set_title(label)
             ax.set_xlabel(name)
             ax.set_ylabel("win rate (seat-rotated games)")
