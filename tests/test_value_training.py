@@ -34,26 +34,6 @@ def test_a_tiny_run_trains_saves_loads_and_plays(tmp_path):
         game.step(agents[game.current_player].act(game.view()))
 
 
-def test_the_fit_computes_subnormal_numbers_as_zero_and_leaves_torch_as_it_was(tmp_path):
-    import torch
-
-    def subnormal_survives() -> bool:
-        return bool((torch.tensor([1e-39]) * 1.0).item() != 0.0)
-
-    during: list[bool] = []
-    cfg = load_value_config(write(tmp_path, rules={"stock_size": 5}))
-
-    def log(line: str) -> None:
-        if line.startswith('{"epoch"'):  # a row of the fit's learning curve
-            during.append(subnormal_survives())
-
-    train_value(cfg, str(tmp_path / "out"), log=log)
-    if not torch.set_flush_denormal(False):
-        pytest.skip("this CPU cannot flush subnormal numbers")
-    assert during and not any(during)  # the fit's epochs: flushed
-    assert subnormal_survives()  # after it: torch computes as it did
-
-
 def test_a_run_that_reads_gaps_features_trains_saves_loads_and_plays(tmp_path):
     cfg = load_value_config(write(tmp_path, features="gaps", rules={"stock_size": 5}))
     path = train_value(cfg, str(tmp_path / "out"), log=lambda line: None)

@@ -393,18 +393,6 @@ def fit(cfg: ValueConfig, data: dict, log=print,
     from torch import nn
 
     torch.manual_seed(cfg.seed)
-    # Weight decay drives the weights of seldom-on inputs towards zero; once subnormal, every
-    # product with them runs many times slower (the epochs of a fit grew from 19 s to 90 s).
-    # Flushed to zero they change no loss that a float32 shows (benchmarks/value_speed.py).
-    torch.set_flush_denormal(True)
-    try:
-        return _fit(cfg, data, log, device, torch, nn)
-    finally:
-        torch.set_flush_denormal(False)  # torch's default: other work computes as it did
-
-
-def _fit(cfg: ValueConfig, data: dict, log, device: str, torch, nn) -> tuple[list, list[dict]]:
-    """`fit` once torch is set up."""
     rng = np.random.default_rng(cfg.seed)
     decision = data["decision"]
     starts = np.flatnonzero(np.r_[True, decision[1:] != decision[:-1]])
