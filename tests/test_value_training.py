@@ -251,3 +251,12 @@ def test_a_curve_is_drawn_in_order_along_its_axis():
               {"steps": 3, "seconds": 20, "win_rate": {"expert": 0.5}}]
     assert series(points, "expert", "seconds") == ([10, 20, 30], [0.3, 0.5, 0.4])
     assert series(points, "greedy", "steps") == ([1], [0.9])
+
+
+def test_a_curve_whose_steps_are_not_numbers_is_refused(tmp_path):
+    from skipbo_env.train.plot import read_curve
+
+    bad = tmp_path / "curve.json"
+    bad.write_text(json.dumps([{"steps": "1", "win_rate": {"expert": 0.5}}]))
+    with pytest.raises(ValueError, match="must be numbers"):
+        read_curve(str(bad))

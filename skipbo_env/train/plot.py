@@ -34,6 +34,10 @@ def read_curve(path: str) -> tuple[str, list[dict]]:
             isinstance(p, dict) and "steps" in p and isinstance(p.get("win_rate"), dict)
             for p in points):
         raise ValueError(f"{path} holds no learning curve (a list of {{steps, win_rate}})")
+    for p in points:
+        if not all(isinstance(p.get(k, 0), (int, float)) and not isinstance(p.get(k), bool)
+                   for k in ("steps", "seconds")):
+            raise ValueError(f"{path}: a point's steps and seconds must be numbers, got {p}")
     return label, points
 
 
