@@ -34,6 +34,28 @@ def test_a_tiny_run_trains_saves_loads_and_plays(tmp_path):
         game.step(agents[game.current_player].act(game.view()))
 
 
+@pytest.mark.parametrize("flush", [True, False])
+def test_flush_subnormal_computes_subnormals_as_zero_during_the_fit_only(tmp_path, flush):
+    import torch
+
+    if not torch.set_flush_denormal(False):
+        pytest.skip("this CPU cannot flush subnormal numbers")
+
+    def subnormal_survives() -> bool:
+        return bool((torch.tensor([1e-39]) * 1.0).item() != 0.0)
+
+    during: list[bool] = []
+    cfg = load_value_config(write(tmp_path, flush_subnormal=flush, rules={"stock_size": 5}))
+
+    def log(line: str) -> None:
+        if line.startswith('{"epoch"'):  # a row of the fit's learning curve
+            during.append(subnormal_survives())
+
+    train_value(cfg, str(tmp_path / "out"), log=log)
+    assert during == [not flush]  # flushed in the fit's epochs only when asked
+    assert subnormal_survives()  # after it: torch computes as it did
+
+
 def test_a_run_that_reads_gaps_features_trains_saves_loads_and_plays(tmp_path):
     cfg = load_value_config(write(tmp_path, features="gaps", rules={"stock_size": 5}))
     path = train_value(cfg, str(tmp_path / "out"), log=lambda line: None)
@@ -99,7 +121,7 @@ def test_collecting_twice_with_one_seed_gives_the_same_samples(tmp_path):
     ("hidden", [0], "hidden"), ("validation", 0.9, "validation"), ("label_scale", 0, "label_scale"),
     ("variant", "poker", "variant"), ("name", "../x", "name"), ("epochs", "2", "epochs"),
     ("features", "colour", "features"), ("features", 3, "features"), ("workers", 0, "workers"),
-    ("workers", 65, "workers")])
+    ("workers", 65, "workers"), ("flush_subnormal", "yes", "flush_subnormal")])
 def test_a_bad_value_config_names_its_key(tmp_path, key, value, message):
     with pytest.raises(ValueError, match=message):
         load_value_config(write(tmp_path, **{key: value}))
