@@ -122,9 +122,7 @@ def _check(cfg: ValueConfig, where: str) -> None:
                      ("deals", 1), ("workers", 1)):
         checks.integer(getattr(cfg, key), f"{where}: {key}", minimum=low)
     checks.integer(cfg.guide_top, f"{where}: guide_top", minimum=0)
-    if not isinstance(cfg.flush_subnormal, bool):
-        raise ValueError(f"{where}: flush_subnormal must be true or false, "
-                         f"got {checks.shown(cfg.flush_subnormal)}")
+    checks.boolean(cfg.flush_subnormal, f"{where}: flush_subnormal")
     if cfg.workers > 64:
         raise ValueError(f"{where}: workers must be at most 64, got {cfg.workers}")
     if cfg.features is not None and cfg.features not in FEATURE_SETS:
