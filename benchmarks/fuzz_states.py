@@ -34,6 +34,7 @@ import numpy as np
 
 from skipbo_env import VARIANTS, Game, ObservationEncoder, Rules, allowed_players
 from skipbo_env.rules import FIELDS_ADDED_LATER, shown
+from skipbo_env.state_io import KEYS_ADDED_LATER
 
 DEEP = 5_000  # nesting of the deepest values, past Python's recursion limit (1000)
 
@@ -288,6 +289,7 @@ def broken_invariant(game: Game, state: dict, rng: random.Random) -> str | None:
     written = game.to_dict()
     if isinstance(state.get("rules"), dict):  # a field added later reads as it was, and is written
         state = {**state, "rules": {**FIELDS_ADDED_LATER, **state["rules"]}}
+    state = {**KEYS_ADDED_LATER, **state}  # a key added later too
     if written != state:
         return "to_dict() differs from the state it was read from (a value was coerced)"
     json.dumps(written, allow_nan=False)

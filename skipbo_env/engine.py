@@ -83,6 +83,7 @@ class Game(GameState):
         self.winners = ()
         self.played_this_turn = False
         self.stall_turns = 0
+        self.turn_moves = 0
         self.coins = [rules.coins_per_player] * n
         self.pile_coins = [0] * rules.building_piles
         self.pending_pile = None
@@ -231,6 +232,7 @@ class Game(GameState):
                 raise ValueError(f"action {action} is outside 0..{self.layout.size - 1}")
             raise ValueError(self._illegal_message(action))
         self._legal = None
+        self.turn_moves += 1
         decoded = self.layout.decoded[action]
         kind = decoded.kind
         if kind is ActionKind.PLAY:
@@ -245,6 +247,9 @@ class Game(GameState):
             self._end_turn()
         else:
             self._coin_step(decoded)
+        if self.turn_moves >= self.rules.max_turn_moves and self.phase in ACTIVE:
+            # The move limit of a turn (an ended turn counts from 0 again): the game stops.
+            self.phase = Phase.TRUNCATED
 
     def describe(self, action: int, style: str = "skipbo") -> str:
         """The action in words for the current player and cards, e.g.
@@ -274,7 +279,7 @@ class Game(GameState):
             pending_toll=self.pending_toll,
             legal_actions=tuple(self._legal_cached()) if seat == self.current_player else (),
             played_this_turn=self.played_this_turn, stall_turns=self.stall_turns,
-            first_player=self.first_player)
+            turn_moves=self.turn_moves, first_player=self.first_player)
 
     @classmethod
     def from_view(cls, view: SeatView, rng: np.random.Generator) -> Game:
@@ -297,6 +302,7 @@ class Game(GameState):
         g.current_player, g.turn, g.phase, g.winners = (view.current_player, view.turn,
                                                         Phase(view.phase), ())
         g.played_this_turn, g.stall_turns = view.played_this_turn, view.stall_turns
+        g.turn_moves = view.turn_moves
         g.coins, g.pile_coins = list(view.coins), list(view.pile_coins)
         g.pending_pile, g.pending_toll = view.pending_pile, view.pending_toll
         unseen = list(rules.deck_counts())
@@ -360,6 +366,7 @@ class Game(GameState):
         g.current_player, g.turn, g.phase, g.winners = (self.current_player, self.turn,
                                                         self.phase, self.winners)
         g.played_this_turn, g.stall_turns = self.played_this_turn, self.stall_turns
+        g.turn_moves = self.turn_moves
         g.coins, g.pile_coins = list(self.coins), list(self.pile_coins)
         g.pending_pile, g.pending_toll = self.pending_pile, self.pending_toll
         return g
@@ -541,6 +548,7 @@ class Game(GameState):
         Mirror: vector.play_rules.end_turn"""
         self.phase, self.pending_pile, self.pending_toll = Phase.PLAY, None, 0
         self.turn += 1
+        self.turn_moves = 0
         if not self.played_this_turn and not self.draw_pile and not self.set_aside:
             self.stall_turns += 1
         else:

@@ -29,12 +29,16 @@ STALL_OUTCOMES = ("draw", "fewest_stock")
 # The default: random players stall almost every game, which under "draw" leaves a learner
 # starting from scratch without a single decided game (measured in docs/rules.md).
 DEFAULT_STALL_OUTCOME = "fewest_stock"
-# Rules dictionaries written before a field existed are read with the value that held then.
-FIELDS_ADDED_LATER = {"stall_outcome": "draw"}
 
 # Default turn limit: uniformly random play reaches it in under 0.1% of games (none of 2000
 # per preset and player count; benchmarks/turn_limits.py, figures in docs/rules.md).
 DEFAULT_MAX_TURNS = 1000
+
+# Default limit on the actions of one turn: a turn can go on for ever once the draw pile holds
+# only Skip-Bo cards (play them, complete a pile, reshuffle it, draw them again), so the action
+# that reaches the limit within a turn truncates the game. `expert`'s longest turn in 200
+# games of each preset took 43 actions (docs/rules.md, "The move limit of a turn").
+DEFAULT_MAX_TURN_MOVES = 500
 
 # Size bounds (docs/rules.md, "Size bounds"): generous for every preset and every variant of
 # the rule documents, with room for house rules, and small enough that no rules set builds a
@@ -50,9 +54,14 @@ MAX_DECK_SIZE = 1000  # 162 cards (168 in Masters, 96 in the junior games): six 
 MAX_BUILDING_PILES = 16  # 4
 MAX_DISCARD_PILES = 16  # 4 per player
 MAX_TURNS = 10**9  # the default is 1000; fits the batched engine's int32 turn counter
+MAX_TURN_MOVES = 10**9  # the default is 500; fits the batched engine's int32 counter
 MAX_COINS_PER_PLAYER = 1000  # 12 in Masters
 MAX_TOLL = 20  # Masters' tolls are 1 or 2 coins
 MAX_CARD_IDS = 128  # (max_rank + 1) * (max_toll + 1): a card id fits the batched engine's int8
+
+# Rules dictionaries written before a field existed are read with the value that held then
+# (no move limit within a turn: the largest allowed).
+FIELDS_ADDED_LATER = {"stall_outcome": "draw", "max_turn_moves": MAX_TURN_MOVES}
 
 
 def _standard_stock(n: int) -> int:
@@ -127,6 +136,7 @@ class Rules:
     discard_piles: int = 4
     teams: tuple[tuple[int, ...], ...] | None = None
     max_turns: int = DEFAULT_MAX_TURNS
+    max_turn_moves: int = DEFAULT_MAX_TURN_MOVES
     wild_on_wild: bool = True
     coins_per_player: int = 0
     toll_table: tuple[tuple[int, int, int], ...] = ()
@@ -190,7 +200,8 @@ class Rules:
     def from_dict(cls, data: dict) -> Rules:
         """Rules from the dictionary written by `to_dict` (unknown or missing keys are errors,
         but for a field added since, which a dictionary written before it may lack: it is read
-        with the value that held then, so `stall_outcome` with "draw")."""
+        with the value that held then, so `stall_outcome` with "draw" and `max_turn_moves` with
+        no limit)."""
         if not isinstance(data, dict):
             raise ValueError(f"rules must be a dictionary, got {type(data).__name__}")
         data = {**{k: v for k, v in FIELDS_ADDED_LATER.items() if k not in data}, **data}
@@ -273,7 +284,8 @@ class Rules:
             raise ValueError(
                 f"unknown variant {shown(self.variant)}; expected one of {', '.join(VARIANTS)}")
         ints = ["num_players", "stock_size", "hand_size", "max_rank", "copies_per_rank", "wilds",
-                "building_piles", "discard_piles", "max_turns", "coins_per_player"]
+                "building_piles", "discard_piles", "max_turns", "max_turn_moves",
+                "coins_per_player"]
         for name in ints:
             value = getattr(self, name)
             if not checks.is_integer(value):
@@ -288,7 +300,7 @@ class Rules:
     def _check_sizes(self) -> None:
         """Every count positive (or zero where none is allowed) and within its bound."""
         for name in ["num_players", "stock_size", "hand_size", "max_rank", "copies_per_rank",
-                     "building_piles", "max_turns"]:
+                     "building_piles", "max_turns", "max_turn_moves"]:
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive, got {shown(getattr(self, name))}")
         if self.num_players < 2:
@@ -371,6 +383,7 @@ _BOUNDS = (("num_players", MAX_PLAYERS, "MAX_PLAYERS"),
            ("building_piles", MAX_BUILDING_PILES, "MAX_BUILDING_PILES"),
            ("discard_piles", MAX_DISCARD_PILES, "MAX_DISCARD_PILES"),
            ("max_turns", MAX_TURNS, "MAX_TURNS"),
+           ("max_turn_moves", MAX_TURN_MOVES, "MAX_TURN_MOVES"),
            ("coins_per_player", MAX_COINS_PER_PLAYER, "MAX_COINS_PER_PLAYER"))
 
 

@@ -73,6 +73,7 @@ class GameState(ABC):
     winners: tuple[int, ...]
     played_this_turn: bool
     stall_turns: int
+    turn_moves: int  # actions taken in this turn (0 once it ends): rules.max_turn_moves
     scores: list[int]
     # Skip-Bo Masters: each seat's coins, the coins beside each building pile, the coin step due.
     coins: list[int]

@@ -55,6 +55,7 @@ def game_to_dict(game: GameState) -> dict:
         "scores": list(game.scores),
         "played_this_turn": game.played_this_turn,
         "stall_turns": game.stall_turns,
+        "turn_moves": game.turn_moves,
         "coins": list(game.coins),
         "pile_coins": list(game.pile_coins),
         "pending": (None if game.pending_pile is None
@@ -90,7 +91,9 @@ def _jsonable(state: dict) -> dict:
 
 _KEYS = {"format", "rules", "current_player", "turn", "phase", "draw_pile", "set_aside",
          "building_piles", "players", "winner", "first_player", "scores", "played_this_turn",
-         "stall_turns", "coins", "pile_coins", "pending", "rng"}
+         "stall_turns", "turn_moves", "coins", "pile_coins", "pending", "rng"}
+# Keys a state written before they existed may lack, read with the value that held then.
+KEYS_ADDED_LATER = {"turn_moves": 0}
 
 
 def game_from_dict(d: dict, cls: type[G]) -> G:
@@ -101,6 +104,7 @@ def game_from_dict(d: dict, cls: type[G]) -> G:
         raise ValueError(f"a game state must be a dictionary, got {type(d).__name__}")
     if d.get("format") != FORMAT:
         raise ValueError(f"unknown state format {shown(d.get('format'))}; expected {FORMAT!r}")
+    d = {**{k: v for k, v in KEYS_ADDED_LATER.items() if k not in d}, **d}
     missing, unknown = _KEYS - set(d), set(d) - _KEYS
     if missing:
         raise ValueError(f"state is missing key(s) {sorted(missing)}")
@@ -247,6 +251,10 @@ def _load_counters(g: GameState, d: dict, read: _Reader) -> None:
                          f"{shown(d['played_this_turn'])}")
     g.played_this_turn = d["played_this_turn"]
     g.stall_turns = read.count(d["stall_turns"], "stall_turns")
+    g.turn_moves = read.count(d["turn_moves"], "turn_moves")
+    if g.turn_moves > rules.max_turn_moves:
+        raise ValueError(f"turn_moves is {g.turn_moves}, past max_turn_moves "
+                         f"{rules.max_turn_moves}, where a game ends")
     scores = d["scores"]
     if not isinstance(scores, list) or len(scores) != n or not all(
             checks.is_integer(s) and 0 <= s <= MAX_SCORE for s in scores):
@@ -286,6 +294,7 @@ def _check_reachable(g: GameState, rules: Rules) -> None:
     _check_turn_limit(g, rules, stall_won)
     _check_stalled_turns(g, rules, stall_won)
     _check_winner(g, rules, stall_won)
+    _check_move_limit(g, rules, stall_won)
     _check_coin_step(g, rules)
 
 
@@ -293,14 +302,32 @@ def _check_turn_limit(g: GameState, rules: Rules, stall_won: bool) -> None:
     """The turn that reaches max_turns truncates the game, unless that turn completed a
     stalled round: then the round ended it first (drawn, or won by a stalled round: the engine
     checks the round before the limit)."""
-    phase, turn = g.phase, g.turn
+    phase, turn, moves = g.phase, g.turn, g.turn_moves
     if phase in ACTIVE or (phase == Phase.WON and not stall_won):
         if turn >= rules.max_turns:
             raise ValueError(f"turn is {turn}: a game that reaches max_turns {rules.max_turns} "
                              f"is over, but the phase is {phase.value!r}")
-    elif phase == Phase.TRUNCATED and turn != rules.max_turns:
-        raise ValueError(f"turn is {turn}: a game is truncated when its turn reaches max_turns "
-                         f"{rules.max_turns}, not before")
+    elif phase == Phase.TRUNCATED and turn != rules.max_turns and (
+            moves != rules.max_turn_moves):
+        raise ValueError(f"turn is {turn} and turn_moves {moves}: a game is truncated when its "
+                         f"turn reaches max_turns {rules.max_turns} or the actions of a turn "
+                         f"reach max_turn_moves {rules.max_turn_moves}, not before")
+
+
+def _check_move_limit(g: GameState, rules: Rules, stall_won: bool) -> None:
+    """The action that reaches max_turn_moves within a turn truncates the game, unless it won
+    it; a turn that ended (a drawn game, one won by a stalled round, the turn limit) counts
+    from 0 again."""
+    phase, moves = g.phase, g.turn_moves
+    if phase in ACTIVE and moves >= rules.max_turn_moves:
+        raise ValueError(f"turn_moves is {moves}: a turn whose actions reach max_turn_moves "
+                         f"{rules.max_turn_moves} ends the game, but the phase is "
+                         f"{phase.value!r}")
+    ended = phase == Phase.DRAWN or stall_won or (
+        phase == Phase.TRUNCATED and g.turn == rules.max_turns)
+    if ended and moves:
+        raise ValueError(f"turn_moves is {moves}, but the game ended with the turn that ended "
+                         f"it ({phase.value}), which counts the actions from 0 again")
 
 
 def _check_stall_won(g: GameState, rules: Rules) -> bool:

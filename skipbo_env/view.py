@@ -50,6 +50,7 @@ class SeatView:
     legal_actions: tuple[int, ...]  # empty unless this seat is to act
     played_this_turn: bool = False  # whether the player to act has played a card this turn
     stall_turns: int = 0  # turns in a row with no card played and nothing left to draw
+    turn_moves: int = 0  # actions the player to act has taken this turn (rules.max_turn_moves)
     first_player: int = 0
 
     def rank(self, card: int) -> int:

@@ -141,6 +141,15 @@ def test_the_turn_limit_benchmark_prints_percentiles_beside_the_default():
     assert "p99.9" in result.stdout and "junior" in result.stdout
 
 
+def test_the_move_limit_benchmark_prints_the_longest_turn_beside_the_default():
+    result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "turn_moves.py"),
+                             "--games", "2", "--variants", "short"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    row = result.stdout.splitlines()[-1].split()
+    assert row[0] == "short" and row[-1] == "500" and 5 < int(row[-2]) < 500
+
+
 def test_the_agent_strength_benchmark_prints_the_table():
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "agent_strength.py"),
                              "--games", "20"], capture_output=True, text=True, timeout=300)

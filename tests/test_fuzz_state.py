@@ -20,6 +20,7 @@ from test_properties import card_counts
 from skipbo_env import Game, Rules
 from skipbo_env.rules import FIELDS_ADDED_LATER
 from skipbo_env.state import Phase
+from skipbo_env.state_io import KEYS_ADDED_LATER
 
 SETTINGS = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -104,6 +105,7 @@ def assert_invariants(game: Game, state: dict, seed: int) -> None:
     """An accepted state: written back exactly, loads again, and plays on keeping the rules."""
     if isinstance(state.get("rules"), dict):  # a field added later reads as it was, and is written
         state = {**state, "rules": {**FIELDS_ADDED_LATER, **state["rules"]}}
+    state = {**KEYS_ADDED_LATER, **state}  # a key added later too
     assert game.to_dict() == state  # no value was coerced
     text = json.dumps(game.to_dict(), allow_nan=False)
     assert Game.from_dict(json.loads(text)).to_dict() == state
@@ -290,6 +292,42 @@ def test_a_game_is_truncated_only_when_its_turn_reaches_max_turns():
     _refused(d, "truncated when its turn reaches max_turns")
     d["rules"]["max_turns"] = d["turn"]
     assert Game.from_dict(d).truncated
+
+
+def test_a_state_whose_turn_reached_max_turn_moves_cannot_be_active():
+    d = _state()
+    d.update(turn_moves=5)
+    d["rules"]["max_turn_moves"] = 5
+    _refused(d, "turn_moves is 5", "max_turn_moves 5", "ends the game")
+
+
+def test_turn_moves_past_max_turn_moves_or_not_a_count_are_refused():
+    d = _state()
+    for bad in (501, -1, 1.5, "3", True, None):
+        d.update(turn_moves=bad)
+        _refused(d, "turn_moves")
+
+
+def test_a_game_is_truncated_by_the_move_limit_only_when_its_turn_moves_reach_it():
+    d = _state()
+    d.update(phase="truncated", turn_moves=4)
+    d["rules"]["max_turn_moves"] = 5
+    _refused(d, "turn_moves 4", "max_turn_moves 5, not before")
+    d["rules"]["max_turn_moves"] = 4
+    assert Game.from_dict(d).truncated
+
+
+def test_a_game_that_ended_with_a_turn_counts_no_actions_of_the_next():
+    d = _state()
+    d.update(phase="truncated", turn_moves=3)
+    d["rules"]["max_turns"] = d["turn"]
+    _refused(d, "turn_moves is 3", "counts the actions from 0 again")
+
+
+def test_a_state_written_before_turn_moves_existed_reads_it_as_zero():
+    d = _state()
+    del d["turn_moves"]
+    assert Game.from_dict(d).turn_moves == 0
 
 
 def test_a_full_round_of_stalled_turns_cannot_leave_the_game_active():

@@ -62,6 +62,21 @@ def test_openspiels_random_simulation_test_passes_for_every_variant_family(varia
     pyspiel.random_sim_test(game, num_sims=1, serialize=False, verbose=False)
 
 
+@pytest.mark.parametrize("seed", [30, 37, 47, 59])
+def test_always_taking_the_first_legal_action_ends_within_max_game_length(seed):
+    # On these deals the draw pile comes to hold only Skip-Bo cards, which the first legal
+    # action plays for ever within one turn: the move limit of a turn ends the game.
+    game = load(seed=seed)
+    state = game.new_initial_state()
+    for _ in range(game.max_game_length()):
+        if state.is_terminal():
+            break
+        state.apply_action(state.legal_actions()[0])
+    assert state.is_terminal() and state.returns() == [0.0, 0.0]
+    assert state.position.truncated and state.position.turn_moves == 500
+    assert game.max_game_length() == 1000 * 500  # max_turns * max_turn_moves
+
+
 def test_a_seeded_game_deals_the_same_states_in_the_same_order():
     a, b = load(seed=5), load(seed=5)
     assert [str(a.new_initial_state()) for _ in range(3)] == \

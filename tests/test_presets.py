@@ -7,6 +7,7 @@ import pytest
 
 import skipbo_env.rules as rules_module
 from skipbo_env import VARIANTS, Game, Rules, allowed_players
+from skipbo_env.rules import MAX_TURN_MOVES
 
 TABLE = {
     # name: (players, deck size, max rank, stock by players, hand size, hand mode, discard piles)
@@ -160,6 +161,13 @@ def test_rules_from_dict_refuses_wrong_types_and_keys_of_any_type_with_a_value_e
             Rules.from_dict(dict(d, **{field: value}))
     with pytest.raises(ValueError, match=r"unknown rules field\(s\) \[1, None\]"):
         Rules.from_dict({**d, 1: 2, None: 3})
+
+
+def test_rules_written_before_the_move_limit_of_a_turn_existed_read_with_no_limit():
+    d = Rules.preset("standard", 2).to_dict()
+    assert d["max_turn_moves"] == 500
+    del d["max_turn_moves"]
+    assert Rules.from_dict(d).max_turn_moves == MAX_TURN_MOVES == 10**9
 
 
 def test_rules_written_before_the_stall_outcome_existed_read_as_a_draw():

@@ -220,6 +220,64 @@ def test_the_default_turn_limit_is_1000():
     assert Rules.preset("junior", 3).max_turns == 1000
 
 
+def _skip_bo_cards_only(max_turn_moves: int):
+    """Player 0 holds five Skip-Bo cards and the draw pile holds only the other 13: every
+    number is in a stock or a discard pile, out of reach. Playing Skip-Bo cards onto building
+    pile 0 completes it every 12 cards, and the completed pile comes back as the draw pile."""
+    rules = Rules.preset("standard", 2, copies_per_rank=1, stock_size=3,
+                         max_turn_moves=max_turn_moves)
+    return position(rules, draw_pile=[0] * 13,
+                    players=[{"hand": [0] * 5, "stock": [9, 8, 7],
+                              "discard_piles": [[12, 6], [11, 5], [10, 4], []]},
+                             {"stock": [3, 2, 1]}])
+
+
+def _play_skip_bo_onto_pile_0(game) -> None:
+    for action in game.legal_actions():
+        if game.describe(action).startswith("hand Skip-Bo -> building pile 0"):
+            game.step(action)
+            return
+    raise AssertionError(f"no Skip-Bo card to play onto building pile 0: {described(game)}")
+
+
+def test_without_a_move_limit_a_turn_of_skip_bo_cards_can_go_on_for_ever():
+    # Why the limit exists: the same turn, 600 actions on, with no end in sight.
+    game = _skip_bo_cards_only(max_turn_moves=10**9)
+    for _ in range(600):
+        _play_skip_bo_onto_pile_0(game)
+    assert not game.is_over and game.turn == 0 and game.turn_moves == 600
+    assert game.set_aside or game.draw_pile  # completed piles come back round
+
+
+def test_the_action_that_reaches_max_turn_moves_within_a_turn_truncates_the_game():
+    game = _skip_bo_cards_only(max_turn_moves=40)
+    for _ in range(39):
+        _play_skip_bo_onto_pile_0(game)
+    assert not game.is_over and game.turn_moves == 39
+    _play_skip_bo_onto_pile_0(game)
+    assert game.phase == "truncated" and game.truncated and game.turn == 0
+    assert game.turn_moves == 40 and game.winners == () and game.returns() == [0.0, 0.0]
+
+
+def test_a_turn_that_ends_counts_its_actions_from_zero_again():
+    game = _skip_bo_cards_only(max_turn_moves=2)
+    _play_skip_bo_onto_pile_0(game)
+    play(game, "discard hand Skip-Bo -> discard pile 3")  # the second action ends the turn
+    assert not game.is_over and game.current_player == 1 and game.turn_moves == 0
+
+
+def test_a_game_won_by_the_action_that_reaches_max_turn_moves_is_won():
+    rules = Rules.preset("standard", 2, max_turn_moves=1)
+    game = position(rules, players=[{"hand": [5, 6, 7, 8, 9], "stock": [1]}, {"stock": [2]}])
+    play(game, "stock 1 -> building pile 0")
+    assert game.phase == "won" and game.winners == (0,) and game.turn_moves == 1
+
+
+def test_the_default_move_limit_of_a_turn_is_500():
+    assert Rules.preset("standard", 2).max_turn_moves == 500
+    assert Rules.preset("masters", 6).max_turn_moves == 500
+
+
 # -- scoring across games ------------------------------------------------------------------------
 def test_the_winner_scores_25_plus_5_for_each_card_left_in_the_opponents_stocks():
     rules = Rules.preset("standard", 3)

@@ -43,7 +43,8 @@ def _drive(engine: VectorEngine, steps: int, seed: int, check_agents: bool = Fal
     refs = {name: make_agent(name) for name in ("naive", "greedy")}
     seen = dict.fromkeys(("positions", "reshuffles", "won", "drawn", "truncated", "coin_plays",
                           "purchases", "tolls_paid", "tolls_declined", "coins_handed_out",
-                          "teammate_plays", "team_wins", "stalled_won", "stalled_drawn"), 0)
+                          "teammate_plays", "team_wins", "stalled_won", "stalled_drawn",
+                          "move_limit"), 0)
     for _ in range(steps):
         for i, game in enumerate(games):
             where = f"row {i}, turn {game.turn}"
@@ -76,6 +77,7 @@ def _drive(engine: VectorEngine, steps: int, seed: int, check_agents: bool = Fal
                 if game.stall_turns == rules.num_players:
                     seen[f"stalled_{game.phase}"] += 1
                 seen["team_wins"] += game.phase == "won" and rules.teams is not None
+                seen["move_limit"] += game.turn_moves == rules.max_turn_moves
                 assert engine.terminated[i] == (game.phase != "truncated")
                 assert engine.truncated[i] == (game.phase == "truncated")
                 assert np.array_equal(engine.rewards[i], np.array(game.returns(), np.float32))
@@ -143,6 +145,14 @@ def test_the_turn_limit_matches_the_reference(variant, players):
     engine = _short_deck(variant, players, max_turns=40)
     seen = _drive(engine, steps=400, seed=5)
     assert seen["truncated"] > 0
+
+
+@pytest.mark.parametrize("variant,players", SHORT_DECK_CASES)
+def test_the_move_limit_of_a_turn_matches_the_reference(variant, players):
+    # Three actions a turn: naive and greedy play several cards before they discard.
+    engine = _short_deck(variant, players, max_turns=1000, max_turn_moves=3)
+    seen = _drive(engine, steps=400, seed=5)
+    assert seen["move_limit"] > 0
 
 
 def test_without_wild_on_wild_the_batched_engine_matches_the_reference():
@@ -420,7 +430,7 @@ def test_bad_arguments_and_illegal_actions_are_refused_with_clear_errors():
                                          "about .* GiB in the batched engine, over 8 GiB"):
         VectorEngine(num_games=10**12)
     for huge in (np.int64(2**62), 10**400, 10**5000):
-        with pytest.raises(ValueError, match="num_games: .* at most 994,781 fit"):
+        with pytest.raises(ValueError, match="num_games: .* at most 994,320 fit"):
             VectorEngine(num_games=huge)
     with pytest.raises(ValueError, match="unknown rules field"):
         VectorEngine(stock=3)
@@ -594,11 +604,15 @@ def test_rules_whose_card_ids_or_counters_overflow_the_batched_storage_are_refus
 
     base = Rules.preset("masters", 2)
     fields = {k: getattr(base, k) for k in ("max_rank", "toll_table", "max_turns",
-                                            "deck_size", "coins_per_player", "num_players")}
+                                            "max_turn_moves", "deck_size", "coins_per_player",
+                                            "num_players")}
     with pytest.raises(ValueError, match="int8 ids up to 127; these rules have card ids up to"):
         check_representable(SimpleNamespace(**fields, num_card_ids=273))
     with pytest.raises(ValueError, match="max_turns 4294967296 is over"):
         check_representable(SimpleNamespace(**{**fields, "max_turns": 2**32},
+                                            num_card_ids=base.num_card_ids))
+    with pytest.raises(ValueError, match="max_turn_moves 4294967296 is over"):
+        check_representable(SimpleNamespace(**{**fields, "max_turn_moves": 2**32},
                                             num_card_ids=base.num_card_ids))
     check_representable(base)  # the presets fit
 

@@ -28,7 +28,7 @@ from ..records import GameRecord
 from ..rules import COIN, Rules
 from ..spec import GameSpec
 from ..state import Phase
-from ..text import STALLED, card_name, check_deck_style
+from ..text import STALLED, card_name, check_deck_style, truncated_by
 from ..view import SeatView
 
 MAX_OPPONENTS = 5
@@ -227,7 +227,8 @@ def result_text(game: Game, names: list[str], human: int | None = None) -> str |
         tie = ", and a tie for the fewest stock cards" \
             if game.rules.stall_outcome == "fewest_stock" else ""
         return f"drawn: {stalled}{tie}"
-    return f"stopped at the turn limit ({game.rules.max_turns} turns)"
+    limit, value = truncated_by(game)
+    return f"stopped at {limit} ({value} {'turns' if value == game.rules.max_turns else 'actions'})"
 
 
 class PlaySession:

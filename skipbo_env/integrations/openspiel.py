@@ -91,13 +91,13 @@ class SkipBoGame(pyspiel.Game):
         two_sided = zero_sum(rules)
         utility = (pyspiel.GameType.Utility.ZERO_SUM if two_sided
                    else pyspiel.GameType.Utility.GENERAL_SUM)
-        coins = rules.coins_per_player * rules.num_players if rules.coins else 0
         info = pyspiel.GameInfo(
             num_distinct_actions=Game(rules, 0).layout.size, max_chance_outcomes=0,
             num_players=rules.num_players, min_utility=-1.0, max_utility=1.0,
             utility_sum=0.0 if two_sided else None,
-            # every action moves a card or a coin, or ends a turn
-            max_game_length=rules.max_turns * (rules.deck_size + coins + 3))
+            # a turn's actions reaching max_turn_moves truncate the game, as the turn limit
+            # does (OpenSpiel keeps the length in a C++ int)
+            max_game_length=min(rules.max_turns * rules.max_turn_moves, 2**31 - 1))
         super().__init__(_game_type(utility), info, {**DEFAULTS, **params})
         self._seeds = np.random.default_rng(None if self.seed < 0 else self.seed)
 

@@ -90,7 +90,7 @@ def _slots(kind: str, names: tuple[str, ...]):
 # -- static parameters: the fields of prm --------------------------------------------------------
 PARAMS = (
     # the rules
-    "n", "b", "d", "hs", "top", "r", "stacked", "coins", "wow", "stock", "maxt", "deck",
+    "n", "b", "d", "hs", "top", "r", "stacked", "coins", "wow", "stock", "maxt", "maxm", "deck",
     "teams",  # players, building and discard piles, hand size, max rank, card ids, ...
     "fewest",  # stall_outcome: 1 for "fewest_stock", 0 for "draw"
     # the action layout (skipbo_env/actions.py)
@@ -109,7 +109,8 @@ PARAMS = (
 Params = namedtuple("Params", PARAMS)  # type: ignore[misc]
 
 # -- scalar slots of a game's row; "coins" starts the per-seat and per-pile counts --------------
-SCALARS = ("cur", "turn", "phase", "win", "played", "stall", "ppile", "ptoll", "first", "coins")
+SCALARS = ("cur", "turn", "phase", "win", "played", "stall", "ppile", "ptoll", "first", "moves",
+           "coins")
 S = _slots("ScalarSlots", SCALARS)
 # phases, in the order of engine.PHASES (tests/test_vector.py checks the order)
 PLAY, FOLLOWUP, TOLL, WON, DRAWN, TRUNCATED = range(6)

@@ -202,6 +202,7 @@ def end_turn(st, tb, g):
     scal[g, S.ppile] = -1
     scal[g, S.ptoll] = 0
     scal[g, S.turn] += 1
+    scal[g, S.moves] = 0
     if scal[g, S.played] == 0 and lens[g, prm.draw] == 0 and lens[g, prm.aside] == 0:
         scal[g, S.stall] += 1
     else:
@@ -288,6 +289,7 @@ def step_game(st, tb, g, a):
     p = scal[g, S.cur]
     kind = act[a, A.kind]
     ends, refill = False, False
+    scal[g, S.moves] += 1
     if kind == K_PLAY or kind == K_BUY:  # a card onto a building pile
         src, pile = act[a, A.src], act[a, A.pile]
         stock_owner = -1
@@ -350,6 +352,9 @@ def step_game(st, tb, g, a):
         end_turn(st, tb, g)
     elif refill:
         draw(st, tb, g, p, prm.hs)
+    if scal[g, S.moves] >= prm.maxm and scal[g, S.phase] <= TOLL:
+        # The move limit of a turn (an ended turn counts from 0 again): the game stops.
+        scal[g, S.phase] = TRUNCATED
 
 
 @jit(inline="always")

@@ -75,8 +75,8 @@ def parameters(rules: Rules, spec: GameSpec, encoder: ObservationEncoder):
     values = dict(
         n=n, b=b, d=d, hs=hs, top=rules.max_rank, r=rules.num_card_ids, stacked=rules.stacked,
         coins=rules.coins_per_player, wow=rules.wild_on_wild, stock=rules.stock_size,
-        maxt=rules.max_turns, deck=rules.deck_size, teams=rules.teams is not None,
-        fewest=rules.stall_outcome == "fewest_stock",
+        maxt=rules.max_turns, maxm=rules.max_turn_moves, deck=rules.deck_size,
+        teams=rules.teams is not None, fewest=rules.stall_outcome == "fewest_stock",
         hsrc=layout.hand_sources, tm=layout.teammates, stocksrc=layout.stock_source,
         nplays=layout.num_plays, dbase=layout.discard_base, cbase=layout.coin_base,
         pbase=layout.purchase_base, npurch=layout.num_purchases,
@@ -112,7 +112,8 @@ def check_representable(rules: Rules) -> None:
                          f"rules have card ids up to {top} (max_rank {rules.max_rank}, "
                          f"{len(rules.toll_table)} toll table rows): play them on the reference "
                          f"engine (skipbo_env.Game)")
-    for name, value in (("max_turns", rules.max_turns), ("deck size", rules.deck_size),
+    for name, value in (("max_turns", rules.max_turns),
+                        ("max_turn_moves", rules.max_turn_moves), ("deck size", rules.deck_size),
                         ("coins in play", rules.coins_per_player * rules.num_players)):
         if value > SCALAR_MAX:
             raise ValueError(f"the batched engine counts in int32: {name} {value} is over "
@@ -123,7 +124,8 @@ def _check_scalars(game: Game) -> None:
     """ValueError unless the game's counters fit the batched engine's int32 scalars."""
     fields: list[tuple[str, list]] = [
               ("turn", [game.turn]), ("stall_turns", [game.stall_turns]),
-              ("played_this_turn", [game.played_this_turn]), ("scores", game.scores),
+              ("played_this_turn", [game.played_this_turn]),
+              ("turn_moves", [game.turn_moves]), ("scores", game.scores),
               ("coins", game.coins), ("pile_coins", game.pile_coins),
               ("pending_toll", [game.pending_toll])]
     for name, values in fields:
@@ -222,6 +224,7 @@ def load_game(t: Tables, game: Game, st: K.State, g: int) -> None:
     row[K.S.played], row[K.S.stall] = game.played_this_turn, game.stall_turns
     row[K.S.ppile] = -1 if game.pending_pile is None else game.pending_pile
     row[K.S.ptoll], row[K.S.first] = game.pending_toll, game.first_player
+    row[K.S.moves] = game.turn_moves
     row[K.S.coins:K.S.coins + n] = game.coins
     row[K.S.coins + n:K.S.coins + n + b] = game.pile_coins
     row[K.S.coins + n + b:K.S.coins + 2 * n + b] = game.scores
@@ -266,6 +269,7 @@ def game_dict(t: Tables, st: K.State, g: int) -> dict:
         "players": players, "winner": winner, "first_player": row[K.S.first],
         "scores": row[K.S.coins + n + b:K.S.coins + 2 * n + b],
         "played_this_turn": bool(row[K.S.played]), "stall_turns": row[K.S.stall],
+        "turn_moves": row[K.S.moves],
         "coins": row[K.S.coins:K.S.coins + n], "pile_coins": row[K.S.coins + n:K.S.coins + n + b],
         "pending": (None if row[K.S.ppile] < 0
                     else {"pile": row[K.S.ppile], "toll": row[K.S.ptoll]}),
