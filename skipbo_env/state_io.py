@@ -104,7 +104,7 @@ def game_from_dict(d: dict, cls: type[G]) -> G:
         raise ValueError(f"a game state must be a dictionary, got {type(d).__name__}")
     if d.get("format") != FORMAT:
         raise ValueError(f"unknown state format {shown(d.get('format'))}; expected {FORMAT!r}")
-    d = {**{k: v for k, v in KEYS_ADDED_LATER.items() if k not in d}, **d}
+    d = {**KEYS_ADDED_LATER, **d}
     missing, unknown = _KEYS - set(d), set(d) - _KEYS
     if missing:
         raise ValueError(f"state is missing key(s) {sorted(missing)}")
@@ -253,7 +253,7 @@ def _load_counters(g: GameState, d: dict, read: _Reader) -> None:
     g.stall_turns = read.count(d["stall_turns"], "stall_turns")
     g.turn_moves = read.count(d["turn_moves"], "turn_moves")
     if g.turn_moves > rules.max_turn_moves:
-        raise ValueError(f"turn_moves is {g.turn_moves}, past max_turn_moves "
+        raise ValueError(f"turn_moves is {shown(g.turn_moves)}, past max_turn_moves "
                          f"{rules.max_turn_moves}, where a game ends")
     scores = d["scores"]
     if not isinstance(scores, list) or len(scores) != n or not all(

@@ -159,17 +159,17 @@ def render_table(game: GameState, seat: int | None = None) -> str:
         lines.append(f"player {game.current_player} must follow the coin play on building pile "
                      f"{game.pending_pile}")
     elif game.phase == Phase.TRUNCATED:
-        limit, value = truncated_by(game)
+        limit, value, _ = truncated_by(game)
         lines.append(f"stopped at {limit} ({value})")
     return "\n".join(lines)
 
 
-def truncated_by(game: GameState) -> tuple[str, int]:
-    """The limit that stopped a truncated game and its value: ("the turn limit", max_turns)
-    or ("the move limit of a turn", max_turn_moves)."""
+def truncated_by(game: GameState) -> tuple[str, int, str]:
+    """The limit that stopped a truncated game, its value and what it counts: ("the turn
+    limit", max_turns, "turns") or ("the move limit of a turn", max_turn_moves, "actions")."""
     if game.turn >= game.rules.max_turns:
-        return "the turn limit", game.rules.max_turns
-    return "the move limit of a turn", game.rules.max_turn_moves
+        return "the turn limit", game.rules.max_turns, "turns"
+    return "the move limit of a turn", game.rules.max_turn_moves, "actions"
 
 
 def _winner(game: GameState) -> str:

@@ -306,6 +306,8 @@ def test_turn_moves_past_max_turn_moves_or_not_a_count_are_refused():
     for bad in (501, -1, 1.5, "3", True, None):
         d.update(turn_moves=bad)
         _refused(d, "turn_moves")
+    d.update(turn_moves=10**400)
+    assert len(_refused(d, "turn_moves is <an integer of")) < 200  # the value shortened
 
 
 def test_a_game_is_truncated_by_the_move_limit_only_when_its_turn_moves_reach_it():

@@ -351,3 +351,24 @@ def test_a_stalled_game_says_how_it_ended(outcome, said):
     game.step(game.layout.discard(10, 1))
     s.match.game = game
     assert s.human == 0 and s.result() == said
+
+
+def _stopped_game(pick: int, **limits) -> Game:
+    """A standard game played by always taking the legal action at index `pick` (0: the
+    first, a play when there is one; -1: the last, a discard or end of turn) until it is
+    over."""
+    game = Game(Rules.preset("standard", 2, **limits), seed=1)
+    while not game.is_over:
+        game.step(game.legal_actions()[pick])
+    return game
+
+
+@pytest.mark.parametrize("pick, limits, said", [
+    (0, {"max_turn_moves": 3}, "stopped at the move limit of a turn (3 actions)"),
+    (-1, {"max_turns": 2, "max_turn_moves": 2}, "stopped at the turn limit (2 turns)")])
+def test_a_truncated_game_says_which_limit_stopped_it(pick, limits, said):
+    from skipbo_env.apps.session import result_text
+
+    game = _stopped_game(pick, **limits)
+    assert game.truncated
+    assert result_text(game, ["you", "expert"], human=0) == said

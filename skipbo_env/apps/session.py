@@ -227,8 +227,8 @@ def result_text(game: Game, names: list[str], human: int | None = None) -> str |
         tie = ", and a tie for the fewest stock cards" \
             if game.rules.stall_outcome == "fewest_stock" else ""
         return f"drawn: {stalled}{tie}"
-    limit, value = truncated_by(game)
-    return f"stopped at {limit} ({value} {'turns' if value == game.rules.max_turns else 'actions'})"
+    limit, value, unit = truncated_by(game)
+    return f"stopped at {limit} ({value} {unit})"
 
 
 class PlaySession:
