@@ -328,15 +328,15 @@ def _collect(cfg: ValueConfig, games: int, seed: int, log) -> dict:
         listing = lister.list_game(game)
         n = int(listing.offsets[1])
         mine = _expert_segment(game, agent, encoder)
-        sequences = [listing.sequence(i) for i in range(n)]
         same = np.flatnonzero((listing.obs[:n] == mine).all(axis=1))
         first = int(same[0]) if same.size else None
         values = guide(listing.obs[:n]) if guide is not None else None
         for i in _candidates(first, n, cfg, values, rng):
             g = game.clone()
-            for action in sequences[i][:-1]:
+            sequence = listing.sequence(i)  # only the candidates' (listing all costs)
+            for action in sequence[:-1]:
                 g.step(action)
-            rollouts.add(len(xs), g, sequences[i][-1], d)
+            rollouts.add(len(xs), g, sequence[-1], d)
             xs.append(listing.obs[i].astype(np.float16))
             decision.append(d)
             expert.append(i == first)
