@@ -282,3 +282,130 @@ def test_a_curve_whose_steps_are_not_numbers_is_refused(tmp_path):
     bad.write_text(json.dumps([{"steps": "1", "win_rate": {"expert": 0.5}}]))
     with pytest.raises(ValueError, match="must be numbers"):
         read_curve(str(bad))
+
+
+def test_a_bootstrapped_label_is_the_networks_best_value_where_the_acting_seats_next_turn_starts(
+        tmp_path):
+    """One round of TD (`bootstrap`): each row rolled out by `expert` in a fresh deal to where
+    the acting seat's next turn would start, then valued as the network's best segment of that
+    turn (listed and observed by the reference engine here); a game over before then scored by
+    its stock lead, as the plain labels are."""
+    from test_vector_rollout import positions, reference_score, reference_to_turn
+
+    from skipbo_env.players.value import reference_lister
+    from skipbo_env.train.value import _Rollouts, _rows
+    from skipbo_env.vector.rollout import redeal
+
+    cfg = load_value_config(write(tmp_path, variant="short", bootstrap="value_short_2p",
+                                  rollout_rows=24))
+    rules = Rules.preset("short", 2)
+    net = make_agent("value_short_2p", rules=rules).net
+    listed = reference_lister(rules)
+    engine = positions("short", 2, 24, 17)
+    rollouts = _Rollouts(rules, cfg, seed=3)
+    s = rollouts.scratch
+    for src, dst in zip(engine.state, s.state):
+        dst[:] = src
+    base = _rows(engine.state, 24)
+    seats = engine.seats.astype(np.int64)
+    last = np.array([np.flatnonzero(m)[-1] for m in engine.masks], dtype=np.int64)
+    keys = np.arange(1, 25, dtype=np.uint64) * np.uint64(7919)
+    redeal(s.state, s.static, s.buffers, seats, keys)  # as `flush` deals before
+    dealt = rollouts.engine  # the same deals, kept for the reference
+    for src, dst in zip(s.state, dealt.state):
+        dst[:] = src
+    got = rollouts._bootstrapped(base, _rows(s.state, 24), seats, last, keys)
+    waited = 0
+    for i in range(24):
+        game = reference_to_turn(dealt.game(i), int(last[i]))
+        if game.is_over:
+            want = np.clip(reference_score(dealt.game(i), int(last[i]), 10.0) / 20.0, -1, 1)
+        else:
+            want = float(net(listed(game)[1]).max())
+            waited += 1
+        assert got[i] == pytest.approx(want, abs=1e-5)
+    assert waited > 12
+
+
+def test_a_tiny_bootstrapped_run_labels_otherwise_than_the_plain_rollouts(tmp_path):
+    keys = {"variant": "short", "decisions_per_game": 2}
+    plain = collect(load_value_config(write(tmp_path, **keys)), log=lambda line: None)
+    lines: list[str] = []
+    boot = collect(load_value_config(write(tmp_path, bootstrap="value_short_2p", **keys)),
+                   log=lines.append)
+    assert np.array_equal(plain["x"], boot["x"])  # the same positions, labelled otherwise
+    assert not np.allclose(plain["y"], boot["y"]) and np.abs(boot["y"]).max() <= 1.0
+    assert any(line.startswith("labels by the plain rollout") for line in lines)
+
+
+@pytest.mark.parametrize("bootstrap,message", [
+    ("expert", "bootstrap must name a value player"), ("missing.npz", "missing.npz"),
+    (["value_short_2p"], "bootstrap must name a value player")])
+def test_a_bootstrap_that_is_not_a_value_player_is_refused(tmp_path, bootstrap, message):
+    with pytest.raises(ValueError, match=message):
+        load_value_config(write(tmp_path, variant="short", bootstrap=bootstrap))
+
+
+def test_a_bootstrap_for_other_rules_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="inputs"):
+        load_value_config(write(tmp_path, num_players=3, bootstrap="value_short_2p"))
+
+
+def test_a_fit_with_init_starts_from_that_networks_weights(tmp_path):
+    from skipbo_env.players.value import read_value_net
+
+    first = train_value(load_value_config(write(tmp_path, rules={"stock_size": 5})),
+                        str(tmp_path / "a"), log=lambda line: None)
+    again = load_value_config(write(tmp_path, name="again", rules={"stock_size": 5}, init=first,
+                                    learning_rate=0.0, weight_decay=0.0))
+    second = train_value(again, str(tmp_path / "b"), log=lambda line: None)
+    for (w, b), (w2, b2) in zip(read_value_net(first).layers, read_value_net(second).layers,
+                                strict=True):
+        assert np.array_equal(w, w2) and np.array_equal(b, b2)  # not moved: its learning rate 0
+
+
+@pytest.mark.parametrize("keys,message", [
+    ({"hidden": [16]}, r"has hidden layers \[8\]"), ({"features": "gaps"}, "features"),
+    ({"init": "expert"}, "init must name a value player")])
+def test_an_init_of_another_shape_or_not_a_value_player_is_refused(tmp_path, keys, message):
+    first = train_value(load_value_config(write(tmp_path, rules={"stock_size": 5})),
+                        str(tmp_path / "a"), log=lambda line: None)
+    with pytest.raises(ValueError, match=message):
+        load_value_config(write(tmp_path, rules={"stock_size": 5}, **{"init": first, **keys}))
+
+
+def test_a_next_turn_past_the_walks_bound_is_labelled_by_the_plain_rollout_of_the_same_deal(
+        tmp_path, monkeypatch):
+    from test_vector_rollout import positions, reference_score
+
+    from skipbo_env.segments import TooManyPositions
+    from skipbo_env.train.value import _Rollouts, _rows
+    from skipbo_env.vector.rollout import redeal
+
+    cfg = load_value_config(write(tmp_path, variant="short", bootstrap="value_short_2p",
+                                  rollout_rows=8))
+    engine = positions("short", 2, 8, 17)
+    rollouts = _Rollouts(Rules.preset("short", 2), cfg, seed=3)
+    s, lister = rollouts.scratch, rollouts.lister
+    walk = lister.observations
+
+    def crowded(want):
+        if want[:2].any():
+            raise TooManyPositions("too many", games=tuple(np.flatnonzero(want[:2]).tolist()))
+        return walk(want)
+
+    monkeypatch.setattr(lister, "observations", crowded)
+    seats = engine.seats.astype(np.int64)
+    last = np.array([np.flatnonzero(m)[0] for m in engine.masks], dtype=np.int64)
+    keys = np.arange(1, 9, dtype=np.uint64) * np.uint64(104729)
+    dealt = [a.copy() for a in engine.state]
+    redeal(type(engine.state)(*dealt), s.static, s.buffers, seats, keys)
+    for src, dst in zip(dealt, s.state):
+        dst[:] = src
+    got = rollouts._bootstrapped(_rows(engine.state, 8), _rows(s.state, 8), seats, last, keys)
+    for src, dst in zip(dealt, rollouts.engine.state):
+        dst[:] = src
+    for i in (0, 1):
+        want = reference_score(rollouts.engine.game(i), int(last[i]), 10.0) / 20.0
+        assert got[i] == pytest.approx(np.clip(want, -1, 1))
+    assert rollouts.crowded == 2

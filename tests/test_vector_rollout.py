@@ -13,7 +13,13 @@ from skipbo_env.players.scripted import ExpertAgent
 from skipbo_env.spec import GameSpec
 from skipbo_env.vector import VectorEngine
 from skipbo_env.vector import bundles as K
-from skipbo_env.vector.rollout import redeal, rollout, rollout_labels, scratch_engine
+from skipbo_env.vector.rollout import (
+    redeal,
+    rollout,
+    rollout_labels,
+    rollout_to_turn,
+    scratch_engine,
+)
 from skipbo_env.vector.scripted import BATCHED_PLAYERS
 
 EXPERT = BATCHED_PLAYERS.index("expert")
@@ -70,6 +76,50 @@ def test_every_rollout_scores_as_the_same_rollout_on_the_reference_engine(varian
             assert out[i] == reference_score(engine.game(i), int(actions[i]), 10.0)
             compared += 1
     assert compared > 30
+
+
+def reference_to_turn(game, action: int) -> Game:
+    """`action`, then `expert` in every seat until the acting seat's next turn would start
+    (its hand drawn) or the game is over."""
+    seat, agent = game.current_player, ExpertAgent(0)
+    game.step(action)
+    ends = 0 if game.current_player == seat else 1
+    while not game.is_over and not (ends == 1 and game.current_player == seat):
+        before = game.current_player
+        game.step(agent.act(game.view()))
+        if before == seat and game.current_player != seat:
+            ends += 1
+    return game
+
+
+@pytest.mark.parametrize("variant,players,rules", [
+    ("short", 2, {}), ("standard", 3, {"stock_size": 8}), ("partnership", 4, {"stock_size": 5}),
+    ("masters", 2, {"stock_size": 6}),
+])
+def test_a_rollout_to_the_next_turn_stops_where_the_reference_game_starts_that_turn(
+        variant, players, rules):
+    engine = positions(variant, players, 12, 23, **rules)
+    scratch = scratch_engine(engine)
+    seats = engine.state.scal[:, K.S.cur].astype(np.int64)
+    out = np.empty(engine.num_games)
+    stopped = 0
+    for j in range(6):
+        actions = np.array([np.flatnonzero(m)[j] if m.sum() > j else -1 for m in engine.masks],
+                           dtype=np.int64)
+        for src, dst in zip(engine.state, scratch.state):
+            dst[:] = src
+        rollout_to_turn(scratch.state, scratch.static, scratch.buffers, actions, seats, 10.0,
+                        out)
+        assert (out[actions < 0] == -np.inf).all()
+        for i in np.flatnonzero(actions >= 0):
+            game = reference_to_turn(engine.game(i), int(actions[i]))
+            assert scratch.state_dict(i) == game.to_dict()  # the same position, cards and all
+            if game.is_over:
+                assert out[i] == reference_score(engine.game(i), int(actions[i]), 10.0)
+            else:
+                assert np.isnan(out[i]) and game.current_player == seats[i]
+                stopped += 1
+    assert stopped > 30
 
 
 def test_a_label_is_experts_move_unless_another_beats_it_by_more_than_the_margin():

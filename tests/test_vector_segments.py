@@ -75,6 +75,24 @@ def test_a_batch_lists_each_game_as_alone():
         assert_same(listing, g, expected, encoder)
 
 
+def test_observations_give_the_listed_segments_games_and_observations_in_another_order():
+    rules = Rules.preset("short", 2)
+    engine = VectorEngine.of(rules, num_games=64, autoreset=False)
+    engine.reset(seed=4)
+    for _ in range(23):
+        engine.step(engine.scripted_actions("expert,expert"))
+    want = np.arange(64) % 3 != 0
+    lister = SegmentLister(engine)
+    listing = lister.list(want)
+    games, obs = lister.observations(want)
+    listed = np.repeat(np.arange(64), np.diff(listing.offsets))
+    assert len(games) == len(listed) and set(games.tolist()) == set(np.flatnonzero(want))
+    for g in range(64):  # each game's observations, the same rows in another order
+        mine = obs[games == g]
+        theirs = listing.obs[listed == g]
+        assert np.array_equal(mine[np.lexsort(mine.T)], theirs[np.lexsort(theirs.T)])
+
+
 def test_a_game_over_has_no_segment():
     rules = Rules.preset("standard", 2, stock_size=1)
     game = Game(rules, seed=0)

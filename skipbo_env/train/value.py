@@ -33,12 +33,12 @@ from ..engine import Game
 from ..observation import OBS_VERSION
 from ..players.checkpoints import write_card
 from ..players.registry import SHIPPED_VALUE, PlayerKind, make_agent, parse_player
-from ..players.value import load_value_agent, save_value_net
+from ..players.value import TABLE_BITS, ValueNet, load_value_agent, save_value_net
 from ..players.value_features import FEATURE_SETS, features_for
 from ..rules import Rules
-from ..segments import SegmentEncoder, played_segment, segment_ending
+from ..segments import SegmentEncoder, TooManyPositions, played_segment, segment_ending
 from ..vector import VectorEngine
-from ..vector.rollout import redeal, rollout
+from ..vector.rollout import redeal, rollout, rollout_to_turn
 from ..vector.segments import SegmentLister
 from .config import check_run_name, read_yaml
 from .ppo import peak_rss_mib
@@ -61,6 +61,10 @@ class ValueConfig:
     # weigh, labelled, so a refit learns to tell them apart (none: expert's and random ones).
     guide: str | None = None
     guide_top: int = 8
+    # A value player (a shipped name or an .npz) that labels by one round of TD instead of
+    # scoring the acting seat's next turn: the rollout stops where that turn would start and
+    # the label is this network's best value of the turn's segments there (`_Rollouts`).
+    bootstrap: str | None = None
     rollout_rows: int = 4096  # games the batched engine rolls out at once
     # The label: `lookahead`'s score after the acting seat's next turn (its team's stock lead,
     # win_bonus more for a game won and less for one lost), the mean over `deals` fresh deals
@@ -69,6 +73,9 @@ class ValueConfig:
     win_bonus: float = 10.0
     label_scale: float = 20.0
     hidden: tuple[int, ...] = (256, 256)
+    # A value player (a shipped name or an .npz) whose weights the fit starts from (none:
+    # torch's random ones): a network of this config's shape (inputs, hidden, features).
+    init: str | None = None
     # Inputs computed from the observation and read beside it (players/value_features.py:
     # "gaps"), or none: the observation alone.
     features: str | None = None
@@ -128,28 +135,44 @@ def _check(cfg: ValueConfig, where: str) -> None:
     if cfg.features is not None and cfg.features not in FEATURE_SETS:
         raise ValueError(f"{where}: features must be one of {list(FEATURE_SETS)} or absent, "
                          f"got {checks.shown(cfg.features)}")
+    if cfg.bootstrap is not None:
+        _value_net(cfg, "bootstrap", where)
     if cfg.guide is not None:
-        _guide(cfg, where)  # a value player's checkpoint that fits the rules
+        _value_net(cfg, "guide", where)  # a value player's checkpoint that fits the rules
         checks.integer(cfg.guide_top, f"{where}: guide_top (with a guide)", minimum=0,
                        maximum=max(0, cfg.candidates - 1))
     if not cfg.hidden or not all(isinstance(h, int) and 0 < h <= 4096 for h in cfg.hidden):
         raise ValueError(f"{where}: hidden must list layer widths in 1..4096, got {cfg.hidden}")
     _rules(cfg)  # the variant, players and rule overrides
+    if cfg.init is not None:
+        _init_layers(cfg, where)
+
+
+def _init_layers(cfg: ValueConfig, where: str = "config") -> list[tuple[np.ndarray, np.ndarray]]:
+    """The (weight [out, in], bias) pairs of `init`'s network, refused unless its shape and
+    features are the config's."""
+    net = _value_net(cfg, "init", where)
+    shape = [w.shape[1] for w, _ in net.layers[:-1]]
+    if shape != list(cfg.hidden) or net.features != cfg.features:
+        raise ValueError(f"{where}: init {cfg.init} has hidden layers {shape} and features "
+                         f"{net.features}; this config fits {list(cfg.hidden)} and "
+                         f"{cfg.features}")
+    return [(w.T.copy(), b.copy()) for w, b in net.layers]
 
 
 # -- the samples ------------------------------------------------------------------------------
-def _guide(cfg: ValueConfig, where: str = "config"):
-    """The guide's network (`guide`: a value player's name or .npz path), checked to fit the
-    rules (its card's kind, observation version and input size)."""
-    spec = None
-    if isinstance(cfg.guide, str):
+def _value_net(cfg: ValueConfig, key: str, where: str = "config"):
+    """The network of `key` (`guide` or `bootstrap`: a value player's name or .npz path),
+    checked to fit the rules (its card's kind, observation version and input size)."""
+    spec, name = None, getattr(cfg, key)
+    if isinstance(name, str):
         try:
-            spec = parse_player(cfg.guide, what="guide")
+            spec = parse_player(name, what=key)
         except ValueError as e:
-            raise ValueError(f"{where}: guide: {e}") from None
+            raise ValueError(f"{where}: {key}: {e}") from None
     if spec is None or spec.kind is not PlayerKind.VALUE or spec.path is None:
-        raise ValueError(f"{where}: guide must name a value player ({', '.join(SHIPPED_VALUE)} "
-                         f"or an .npz path), got {checks.shown(cfg.guide)}")
+        raise ValueError(f"{where}: {key} must name a value player ({', '.join(SHIPPED_VALUE)} "
+                         f"or an .npz path), got {checks.shown(name)}")
     agent = load_value_agent(spec.path, _rules(cfg))
     agent.lister(_rules(cfg))  # its input size checked against the rules
     return agent.net
@@ -214,6 +237,9 @@ class _Rollouts:
         self.last = np.zeros(rows, dtype=np.int64)
         self.seats = np.zeros(rows, dtype=np.int64)
         self.labels: dict[int, float] = {}
+        self.bootstrap = _value_net(cfg, "bootstrap") if cfg.bootstrap is not None else None
+        self.lister = SegmentLister(self.scratch, max_table_bits=TABLE_BITS)
+        self.crowded = 0  # rows labelled by the plain rollout: their next turn's walk too long
 
     def add(self, sample: int, before: Game, last: int, group: int) -> None:
         """Label `sample`: the segment ends with move `last` from `before`. The samples of one
@@ -243,12 +269,53 @@ class _Rollouts:
                 keys = _splitmix(self.groups[:rows] * np.uint64(1024) + np.uint64(deal)
                                  + self.seed * np.uint64(0x9E3779B97F4A7C15))
             redeal(work, s.static, s.buffers, seats, keys)
-            rollout(work, s.static, s.buffers, last, seats, float(cfg.win_bonus), out)
-            total += out
+            if self.bootstrap is None:
+                rollout(work, s.static, s.buffers, last, seats, float(cfg.win_bonus), out)
+                total += out
+            else:
+                total += self._bootstrapped(base, work, seats, last, keys) * cfg.label_scale
         labels = np.clip(total / cfg.deals / cfg.label_scale, -1.0, 1.0)
         for row, sample in enumerate(self.pending):
             self.labels[sample] = float(labels[row])
         self.pending = []
+
+
+    def _bootstrapped(self, base, work, seats, last, keys) -> np.ndarray:
+        """One deal's labels by one round of TD (`bootstrap`): each row rolled out by `expert`
+        to where the acting seat's next turn would start, and there valued as the network's
+        best segment of that turn; a game over before then scored as the plain rollout scores
+        it (over `label_scale`, within [-1, 1]). A row whose next turn has more positions
+        than the value player walks (players/value.py's TABLE_BITS) is labelled by the plain
+        rollout in the same deal."""
+        cfg, s, rows = self.cfg, self.scratch, len(seats)
+        out = np.empty(rows)
+        rollout_to_turn(work, s.static, s.buffers, last, seats, float(cfg.win_bonus), out)
+        value = np.clip(out / cfg.label_scale, -1.0, 1.0)
+        waiting = np.zeros(s.num_games, dtype=bool)
+        waiting[:rows] = np.isnan(out)
+        crowded = np.zeros(0, dtype=np.int64)
+        try:
+            games, obs = self.lister.observations(waiting)
+        except TooManyPositions as e:
+            crowded = np.array(e.games, dtype=np.int64)
+            waiting[crowded] = False
+            games, obs = self.lister.observations(waiting)
+        if waiting.any():
+            best = np.full(s.num_games, -np.inf, dtype=np.float32)
+            np.maximum.at(best, games, cast(ValueNet, self.bootstrap)(obs))
+            value[waiting[:rows]] = best[:rows][waiting[:rows]]
+        if crowded.size:  # the plain rollout of this deal: the same cards, dealt again
+            for src, dst in zip(base, work):
+                dst[crowded] = src[crowded]
+            only = np.full(rows, -1, dtype=np.int64)
+            only[crowded] = seats[crowded]
+            redeal(work, s.static, s.buffers, only, keys)
+            plain = np.empty(rows)
+            rollout(work, s.static, s.buffers, np.where(only >= 0, last, -1), seats,
+                    float(cfg.win_bonus), plain)
+            value[crowded] = np.clip(plain[crowded] / cfg.label_scale, -1.0, 1.0)
+            self.crowded += crowded.size
+        return value
 
 
 def _splitmix(z: np.ndarray) -> np.ndarray:
@@ -319,7 +386,7 @@ def _collect(cfg: ValueConfig, games: int, seed: int, log) -> dict:
     rng = np.random.default_rng(seed)
     lister, encoder = SegmentLister.of(rules), SegmentEncoder(rules)
     rollouts = _Rollouts(rules, cfg, seed)
-    guide = _guide(cfg) if cfg.guide is not None else None
+    guide = _value_net(cfg, "guide") if cfg.guide is not None else None
     xs: list[np.ndarray] = []
     decision: list[int] = []
     expert: list[bool] = []
@@ -344,6 +411,9 @@ def _collect(cfg: ValueConfig, games: int, seed: int, log) -> dict:
             log(f"decisions {d + 1:,}, samples {len(xs):,}, game {k + 1:,}/{games:,}, "
                 f"{time.time() - start:,.0f} s")
     rollouts.flush()
+    if rollouts.bootstrap is not None:
+        log(f"labels by the plain rollout (a next turn past the walk's bound): "
+            f"{rollouts.crowded:,} of {len(xs) * cfg.deals:,}")
     y = np.array([rollouts.labels[i] for i in range(len(xs))], dtype=np.float32)
     return {"x": np.stack(xs), "y": y, "decision": np.array(decision, dtype=np.int64),
             "expert": np.array(expert, dtype=np.bool_)}
@@ -423,6 +493,12 @@ def _fit(cfg: ValueConfig, data: dict, log, device: str, torch, nn) -> tuple[lis
     for a, b in itertools.pairwise(widths):
         layers += [nn.Linear(a, b), nn.ReLU()]
     net = nn.Sequential(*layers, nn.Linear(widths[-1], 1), nn.Tanh()).to(device)
+    if cfg.init is not None:
+        with torch.no_grad():
+            for m, (w, b) in zip([m for m in net if isinstance(m, nn.Linear)],
+                                 _init_layers(cfg), strict=True):
+                m.weight.copy_(torch.from_numpy(w))
+                m.bias.copy_(torch.from_numpy(b))
     opt = torch.optim.Adam(net.parameters(), lr=cfg.learning_rate,
                            weight_decay=cfg.weight_decay)
     curve: list[dict] = []
@@ -480,8 +556,8 @@ def _held_out(net, x, y, starts, ends, ids) -> dict:
 # The config keys the samples depend on: a samples file is read for a config only when its
 # values of these are the config's (the fit's keys may differ: that is what refitting is for).
 COLLECT_KEYS = ("variant", "num_players", "rules", "seed", "games", "decisions_per_game",
-                "candidates", "guide", "guide_top", "rollout_rows", "deals", "win_bonus",
-                "label_scale", "workers")
+                "candidates", "guide", "guide_top", "bootstrap", "rollout_rows", "deals",
+                "win_bonus", "label_scale", "workers")
 SAMPLE_ARRAYS = ("x", "y", "decision", "expert")
 
 

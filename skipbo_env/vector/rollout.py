@@ -49,8 +49,8 @@ def _lead(st, tb, g, t, win_bonus):
 
 
 @jit
-def _rollout_row(st, tb, buf, actions, seats, win_bonus, out, g):
-    """Row g of `rollout`."""
+def _rollout_row(st, tb, buf, actions, seats, win_bonus, out, g, stop):
+    """Row g of `rollout` (`stop`: of `rollout_to_turn`)."""
     a = actions[g]
     if a < 0:
         out[g] = -np.inf
@@ -63,6 +63,9 @@ def _rollout_row(st, tb, buf, actions, seats, win_bonus, out, g):
     ends = 0 if scal[g, S.cur] == seat else 1
     while ends < 2 and not is_over(st, g):
         before = scal[g, S.cur]
+        if stop and ends == 1 and before == seat:  # its next turn is about to start
+            out[g] = np.nan
+            return
         buf.nlegal[g] = legal_mask_inline(st, tb, buf.masks, g)
         step_game(st, tb, g, agent_action(EXPERT, st, tb, buf.masks, buf.nlegal, buf.seen, g))
         if before == seat and scal[g, S.cur] != seat:
@@ -78,7 +81,21 @@ def rollout(work, st, tb, buf, actions, seats, win_bonus, out):
     lo, hi = next_chunk(work)
     while lo < hi:
         for g in range(lo, hi):
-            _rollout_row(st, tb, buf, actions, seats, win_bonus, out, g)
+            _rollout_row(st, tb, buf, actions, seats, win_bonus, out, g, False)
+        lo, hi = next_chunk(work)
+
+
+@entry
+def rollout_to_turn(work, st, tb, buf, actions, seats, win_bonus, out):
+    """`rollout` cut short where seats[g]'s next turn would start (its first move not yet
+    played, its hand drawn): out[g] is NaN in each game stopped there, and the acting team's
+    stock lead (`_lead`) in each game over before it; -inf where actions[g] < 0. Changes
+    the games. A one-round TD target reads each stopped game's position from here
+    (train/value.py, `bootstrap`)."""
+    lo, hi = next_chunk(work)
+    while lo < hi:
+        for g in range(lo, hi):
+            _rollout_row(st, tb, buf, actions, seats, win_bonus, out, g, True)
         lo, hi = next_chunk(work)
 
 

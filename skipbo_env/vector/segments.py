@@ -411,6 +411,23 @@ class SegmentLister:
     def list(self, want: np.ndarray | None = None) -> Listing:
         """The segments of every game of the engine (or of those where `want` is true; the
         others, and games that are over, have none)."""
+        out, listed = self._walk(want)
+        index = np.lexsort((out.order[:listed], out.game[:listed]))
+        offsets = np.zeros(self.engine.num_games + 1, dtype=np.int64)
+        np.cumsum(out.counts, out=offsets[1:])
+        return Listing(offsets=offsets, ending=out.ending[index], length=out.length[index],
+                       actions=out.actions[index], obs=out.obs[index])
+
+    def observations(self, want: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """(game, observation) of every segment `list` lists, in the order the walks found
+        them and without their moves: for work that does not need the reference's order (a
+        value network's best segment of each game), without `list`'s sorted copy of them.
+        Views of the lister's buffers: valid until its next call."""
+        out, listed = self._walk(want)
+        return out.game[:listed], out.obs[:listed]
+
+    def _walk(self, want: np.ndarray | None) -> tuple[Found, int]:
+        """Walk the games `want` asks for; the found segments and their number."""
         engine = self.engine
         games = engine.num_games
         if want is None:
@@ -448,11 +465,7 @@ class SegmentLister:
             raise TooManyPositions(f"game {g}: over {2**self.max_table_bits // 2:,} positions "
                                    f"to walk (SegmentLister's max_table_bits)",
                                    games=tuple(np.flatnonzero(out.status == TOO_MANY).tolist()))
-        index = np.lexsort((out.order[:listed], out.game[:listed]))
-        offsets = np.zeros(games + 1, dtype=np.int64)
-        np.cumsum(out.counts, out=offsets[1:])
-        return Listing(offsets=offsets, ending=out.ending[index], length=out.length[index],
-                       actions=out.actions[index], obs=out.obs[index])
+        return out, listed
 
     def list_game(self, game) -> Listing:
         """The segments of the reference `game` (a one-game engine's lister)."""
