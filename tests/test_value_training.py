@@ -4,6 +4,7 @@ run trains, saves, loads and plays in seconds. Strength is a benchmark, not a te
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -262,7 +263,8 @@ def test_the_value_players_learning_curves_in_docs_are_curves_the_plot_script_re
         low, high = p["ci95"]
         assert low <= p["win_rate"]["expert"] <= high and p["seconds"] > 0 and p["command"]
     shipped = json.loads((root / "skipbo_env" / "checkpoints" / f"{name}.json").read_text())
-    assert shipped["decisions"] in steps  # the shipped network is a point of its curve
+    # the shipped network is a point of its curve, at the decisions of every run behind it
+    assert shipped.get("decisions_total", shipped["decisions"]) in steps
 
 
 def test_a_curve_is_drawn_in_order_along_its_axis():
@@ -362,6 +364,38 @@ def test_a_fit_with_init_starts_from_that_networks_weights(tmp_path):
     for (w, b), (w2, b2) in zip(read_value_net(first).layers, read_value_net(second).layers,
                                 strict=True):
         assert np.array_equal(w, w2) and np.array_equal(b, b2)  # not moved: its learning rate 0
+
+
+def test_a_card_fitted_from_init_names_it_and_counts_the_decisions_and_seconds_behind_it(
+        tmp_path):
+    import hashlib
+
+    first = train_value(load_value_config(write(tmp_path, rules={"stock_size": 5})),
+                        str(tmp_path / "a"), log=lambda line: None)
+    second = train_value(load_value_config(write(tmp_path, name="second", init=first,
+                                                 rules={"stock_size": 5})),
+                         str(tmp_path / "b"), log=lambda line: None)
+    third = train_value(load_value_config(write(tmp_path, name="third", init=second,
+                                                rules={"stock_size": 5})),
+                        str(tmp_path / "c"), log=lambda line: None)
+    cards = [json.loads(Path(p[:-4] + ".json").read_text()) for p in (first, second, third)]
+    assert "init" not in cards[0] and "decisions_total" not in cards[0]
+    with open(second, "rb") as f:
+        assert cards[2]["init"]["sha256"] == hashlib.sha256(f.read()).hexdigest()
+    assert cards[2]["init"]["network"] == second
+    assert cards[2]["decisions_total"] == sum(c["decisions"] for c in cards)
+    assert cards[2]["seconds_total"] == pytest.approx(sum(c["seconds"] for c in cards))
+
+
+def test_an_init_whose_card_has_no_decisions_is_refused_before_anything_is_written(tmp_path):
+    first = train_value(load_value_config(write(tmp_path, rules={"stock_size": 5})),
+                        str(tmp_path / "a"), log=lambda line: None)
+    card = tmp_path / "a" / "tiny.json"
+    cfg = load_value_config(write(tmp_path, name="second", init=first, rules={"stock_size": 5}))
+    card.write_text(json.dumps({**json.loads(card.read_text()), "decisions": "many"}))
+    with pytest.raises(ValueError, match="decisions must be a number"):
+        train_value(cfg, str(tmp_path / "b"), log=lambda line: None)
+    assert not (tmp_path / "b").exists()
 
 
 @pytest.mark.parametrize("keys,message", [

@@ -18,6 +18,7 @@ rollout's outcome varies far more than the candidates of one decision differ.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import os
@@ -31,7 +32,7 @@ import numpy as np
 from .. import checks
 from ..engine import Game
 from ..observation import OBS_VERSION
-from ..players.checkpoints import write_card
+from ..players.checkpoints import card_or_refuse, write_card
 from ..players.registry import SHIPPED_VALUE, PlayerKind, make_agent, parse_player
 from ..players.value import TABLE_BITS, ValueNet, load_value_agent, save_value_net
 from ..players.value_features import FEATURE_SETS, features_for
@@ -607,6 +608,7 @@ def train_value(cfg: ValueConfig, out_dir: str, log=print, samples: str | None =
     card; returns the path. `samples`: an ``.npz`` of collected samples, written after
     collecting, or read instead of collecting when it exists (to fit again; it must have
     been collected as `cfg` collects: `load_samples`)."""
+    start_from = _lineage(cfg)  # a bad card behind `init` refused before anything is done
     os.makedirs(out_dir, exist_ok=True)
     start = time.time()
     read = bool(samples and os.path.isfile(samples))
@@ -633,5 +635,32 @@ def train_value(cfg: ValueConfig, out_dir: str, log=print, samples: str | None =
             "collect_seconds": collected, "samples_read": read, "fit": curve,
             "seconds": time.time() - start,
             "peak_rss_mib": peak_rss_mib()}
+    if start_from is not None:
+        card["init"] = start_from
+        card["decisions_total"] = card["decisions"] + start_from["decisions_total"]
+        card["seconds_total"] = card["seconds"] + start_from["seconds_total"]
     write_card(os.path.splitext(path)[0] + ".json", card)
     return path
+
+
+def _lineage(cfg: ValueConfig) -> dict | None:
+    """What the fit started from (`init`): its network's name, SHA-256, and the decisions and
+    seconds of every run behind it (its card's `decisions_total` and `seconds_total`, or its
+    own `decisions` and `seconds` for a run that started from scratch); None without `init`."""
+    if cfg.init is None:
+        return None
+    spec = parse_player(cfg.init, what="init")
+    assert spec is not None and spec.path is not None  # checked with the config
+    card = card_or_refuse(spec.path)
+    totals = {}
+    for key in ("decisions", "seconds"):
+        value = card.get(f"{key}_total", card.get(key))
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+            raise ValueError(f"model card of {spec.path}: {key} must be a number of at least 0, "
+                             f"got {checks.shown(value)}")
+        totals[f"{key}_total"] = value
+    with open(spec.path, "rb") as f:
+        digest = hashlib.sha256(f.read()).hexdigest()
+    return {"network": cfg.init, "sha256": digest,
+            "decisions_total": int(totals["decisions_total"]),
+            "seconds_total": float(totals["seconds_total"])}
