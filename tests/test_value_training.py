@@ -387,13 +387,15 @@ def test_a_card_fitted_from_init_names_it_and_counts_the_decisions_and_seconds_b
     assert cards[2]["seconds_total"] == pytest.approx(sum(c["seconds"] for c in cards))
 
 
-def test_an_init_whose_card_has_no_decisions_is_refused_before_anything_is_written(tmp_path):
+@pytest.mark.parametrize("bad", ["many", float("inf"), -1])
+def test_an_init_whose_card_has_no_decisions_is_refused_before_anything_is_written(tmp_path,
+                                                                                   bad):
     first = train_value(load_value_config(write(tmp_path, rules={"stock_size": 5})),
                         str(tmp_path / "a"), log=lambda line: None)
     card = tmp_path / "a" / "tiny.json"
     cfg = load_value_config(write(tmp_path, name="second", init=first, rules={"stock_size": 5}))
-    card.write_text(json.dumps({**json.loads(card.read_text()), "decisions": "many"}))
-    with pytest.raises(ValueError, match="decisions must be a number"):
+    card.write_text(json.dumps({**json.loads(card.read_text()), "decisions": bad}))
+    with pytest.raises(ValueError, match="decisions must be a finite number"):
         train_value(cfg, str(tmp_path / "b"), log=lambda line: None)
     assert not (tmp_path / "b").exists()
 

@@ -655,9 +655,10 @@ def _lineage(cfg: ValueConfig) -> dict | None:
     totals = {}
     for key in ("decisions", "seconds"):
         value = card.get(f"{key}_total", card.get(key))
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-            raise ValueError(f"model card of {spec.path}: {key} must be a number of at least 0, "
-                             f"got {checks.shown(value)}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or \
+                not 0 <= value < float("inf"):
+            raise ValueError(f"model card of {spec.path}: {key} must be a finite number of at "
+                             f"least 0, got {checks.shown(value)}")
         totals[f"{key}_total"] = value
     with open(spec.path, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
