@@ -4,6 +4,7 @@ receives a hidden card, and runs under the server's Content-Security-Policy with
 violation. Needs the web and test extras and /usr/bin/chromium (.ci/run
 installs them); skipped elsewhere unless CI is set, where a missing browser fails."""
 
+import contextlib
 import json
 import os
 import shutil
@@ -28,11 +29,11 @@ PLAYER_KEYS = {"seat", "name", "stock_top", "stock_size", "hand_size", "discards
                "coins", "hand_stacks"}
 
 
-@pytest.fixture(scope="module")
-def server():
+@contextlib.contextmanager
+def _served(app):
+    """`app` served by uvicorn on a free loopback port, in a thread, while the block runs."""
     import uvicorn
 
-    app = create_app()
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -44,9 +45,16 @@ def server():
         if srv.started:
             break
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", app
+    yield f"http://127.0.0.1:{port}"
     srv.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server():
+    app = create_app()
+    with _served(app) as url:
+        yield url, app
 
 
 @pytest.fixture(scope="module")
@@ -260,6 +268,22 @@ def test_the_page_explains_how_to_play_and_names_the_strongest_bot(server, brows
     assert "lookahead (strongest)" in labels
     _no_csp_violation(page)
     page.close()
+
+
+def test_a_served_value_player_is_named_the_strongest_of_the_setting_it_was_trained_for(
+        browser):
+    with _served(create_app(("value_short_2p",))) as url:
+        page = _open(browser, url, [])
+        page.click("#how-to-play summary")
+        said = page.locator("#strongest").text_content()
+        assert "Strongest bot: lookahead" in said
+        assert "In the two-player short game (stock 10): value_short_2p, it won" in said
+        labels = page.eval_on_selector_all("#opponent-choices option",
+                                           "els => els.map(e => e.text)")
+        assert "value_short_2p (strongest in the two-player short game (stock 10))" in labels
+        assert "lookahead (strongest)" in labels
+        _no_csp_violation(page)
+        page.close()
 
 
 def test_the_hint_shows_the_suggested_move_itself_in_its_own_style(server, browser):

@@ -203,6 +203,18 @@ def test_the_terminal_help_explains_how_to_play():
     assert "Strongest bot: lookahead" in out
 
 
+def test_the_terminal_help_names_the_strongest_bot_of_the_game_s_setting():
+    result = subprocess.run([sys.executable, "-m", "skipbo_env.apps.cli", "play", "--fast",
+                             "--seed", "1", "--no-color", "--variant", "short", "--opponents",
+                             "value_short_2p"], input="?\nq\n", capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    out = " ".join(result.stdout.split())
+    assert "Strongest bot in the two-player short game (stock 10): value_short_2p, it won" \
+        in out
+    assert "Strongest bot: lookahead" not in out
+
+
 def test_a_record_folder_given_as_a_link_is_refused_however_it_is_spelt(tmp_path, capsys):
     (tmp_path / "real").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "real")

@@ -3,6 +3,8 @@ terminal game driven through its input stream."""
 
 import itertools
 import json
+import os
+import re
 import subprocess
 import sys
 
@@ -10,7 +12,16 @@ import numpy as np
 import pytest
 
 from skipbo_env import VARIANTS, Game, Rules, allowed_players
-from skipbo_env.apps.session import PlaySession, parse_opponents, public_state
+from skipbo_env.apps.session import (
+    STRONGEST,
+    STRONGEST_IN,
+    PlaySession,
+    parse_opponents,
+    public_state,
+    strongest,
+)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def _random_positions(variant, count, seed):
@@ -372,3 +383,33 @@ def test_a_truncated_game_says_which_limit_stopped_it(pick, limits, said):
     game = _stopped_game(pick, **limits)
     assert game.truncated
     assert result_text(game, ["you", "expert"], human=0) == said
+
+
+def test_the_strongest_bot_of_a_setting_a_value_player_was_trained_for_is_that_player():
+    assert strongest(Rules.preset("short", 2))["name"] == "value_short_2p"
+    assert strongest(Rules.preset("short", 2, stock_size=10))["name"] == "value_short_2p"
+
+
+def test_every_other_setting_names_lookahead_the_strongest_bot():
+    assert strongest(Rules.preset("standard", 2)) is STRONGEST
+    assert strongest(Rules.preset("short", 3)) is STRONGEST  # another player count
+    assert strongest(Rules.preset("short", 2, stock_size=9)) is STRONGEST  # another stock
+    assert STRONGEST["name"] == "lookahead"
+
+
+@pytest.mark.parametrize("entry", STRONGEST_IN, ids=lambda e: e["name"])
+def test_a_setting_s_strongest_bot_plays_that_setting(entry):
+    rules = Rules.preset(entry["variant"], entry["num_players"], stock_size=entry["stock_size"])
+    session = PlaySession(rules.variant, [entry["name"]] * (rules.num_players - 1), seed=1,
+                          stock_size=rules.stock_size)  # builds (and checks) every bot now
+    assert session.rules == rules and strongest(session.rules) is entry
+
+
+@pytest.mark.parametrize("entry", [STRONGEST, *STRONGEST_IN], ids=lambda e: e["name"])
+def test_the_strength_a_strongest_bot_says_is_the_one_docs_agents_md_records(entry):
+    with open(os.path.join(ROOT, "docs", "agents.md")) as f:
+        agents = f.read()
+    figures = re.findall(r"\d+\.\d%", entry["said"])
+    assert figures and "against expert" in entry["said"]
+    for figure in figures:
+        assert figure in agents, figure

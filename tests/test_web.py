@@ -865,6 +865,16 @@ def test_the_options_explain_the_game_and_name_the_strongest_bot(client):
     assert any(line.startswith("Goal:") for line in options["how_to_play"])
     assert options["strongest"]["name"] in options["players"]
     assert "against expert" in options["strongest"]["said"]
+    assert options["strongest_in"] == []  # no value player served
+
+
+def test_the_options_name_a_served_value_player_the_strongest_of_its_setting():
+    options = TestClient(app_for_tests(checkpoints=("value_short_2p",))).get(
+        "/api/options").json()
+    [entry] = options["strongest_in"]
+    assert entry["name"] == "value_short_2p" and entry["name"] in options["checkpoints"]
+    assert (entry["variant"], entry["num_players"], entry["stock_size"]) == ("short", 2, 10)
+    assert "against expert" in entry["said"] and "short game" in entry["setting"]
 
 
 def test_skipbo_serve_offers_every_shipped_checkpoint_by_default():

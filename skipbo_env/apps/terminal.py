@@ -26,12 +26,12 @@ from ..state import Phase
 from ..text import card_name, check_deck_style, rank_name
 from .session import (
     HOW_TO_PLAY,
-    STRONGEST,
     PlaySession,
     parse_opponents,
     public_state,
     result_text,
     rules_overrides,
+    strongest,
 )
 
 HELP = ("keys: a move's number plays it; h hint, u undo, l log, ? how to play and help, "
@@ -240,8 +240,10 @@ class TerminalGame:
                 self.console.print("[bold]How to play[/bold]")
                 for line in HOW_TO_PLAY:
                     self.console.print(f"- {line}", highlight=False)
-                self.console.print(f"Strongest bot: {STRONGEST['name']}, "
-                                   f"{STRONGEST['said'].split('; here')[0]}.", highlight=False)
+                best = strongest(s.rules)
+                where = f" in {best['setting']}" if "setting" in best else ""
+                self.console.print(f"Strongest bot{where}: {best['name']}, "
+                                   f"{best['said'].split('; here')[0]}.", highlight=False)
                 self.console.print(HELP)
                 self.console.print(LEGEND, highlight=False)
                 if s.deck_style == "playing-cards":

@@ -89,6 +89,7 @@ from ..session import (
     HOW_TO_PLAY,
     MAX_OPPONENTS,
     STRONGEST,
+    STRONGEST_IN,
     PlaySession,
     public_state,
     result_text,
@@ -734,7 +735,9 @@ class Api:
         return Json({"variants": list(VARIANTS), "players": list(SCRIPTED),
                      "checkpoints": list(self.checkpoints), "max_opponents": MAX_OPPONENTS,
                      "deck_styles": list(DECK_STYLES), "deck_style": self.deck_style,
-                     "strongest": STRONGEST, "how_to_play": list(HOW_TO_PLAY)})
+                     "strongest": STRONGEST,
+                     "strongest_in": [e for e in STRONGEST_IN if e["name"] in self.checkpoints],
+                     "how_to_play": list(HOW_TO_PLAY)})
 
     async def record(self, request: Request) -> Response:
         table = self.tables.get(request.path_params["id"])

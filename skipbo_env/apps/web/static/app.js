@@ -282,13 +282,19 @@ async function newGame(ev) {
   pending = false;
 }
 
+// A bot that is the strongest of one setting only (a value player), named with that setting.
+function strongestIn(p) {
+  const best = options.strongest_in.find((e) => e.name === p);
+  return best ? `${p} (strongest in ${best.setting})` : p;
+}
+
 function opponentChoices() {
   const box = $("#opponent-choices"); const n = Number($("#count").value);
   while (box.children.length > n) box.lastChild.remove();
   while (box.children.length < n) {
     const s = document.createElement("select");
     [...options.players, ...options.checkpoints].forEach((p) => s.add(new Option(
-      p === options.strongest.name ? `${p} (strongest)` : p, p)));
+      p === options.strongest.name ? `${p} (strongest)` : strongestIn(p), p)));
     s.value = options.players.includes("expert") ? "expert" : options.players[0];
     box.appendChild(s);
   }
@@ -363,7 +369,8 @@ $("#count").addEventListener("change", opponentChoices);
   options.how_to_play.forEach((line) => {
     const li = document.createElement("li"); li.textContent = line; $("#rules-list").appendChild(li);
   });
-  $("#strongest").textContent = `Strongest bot: ${options.strongest.name}, ${options.strongest.said}.`;
+  $("#strongest").textContent = [`Strongest bot: ${options.strongest.name}, ${options.strongest.said}.`,
+    ...options.strongest_in.map((e) => `In ${e.setting}: ${e.name}, ${e.said}.`)].join(" ");
   options.variants.forEach((v) => $("#variant").add(new Option(v, v)));
   $("#variant").value = "standard";
   $("#deck-style").value = options.deck_style || "skipbo";
