@@ -72,6 +72,8 @@ def test_its_card_names_each_network_averaged_with_its_sha256(tmp_path):
     assert card["kind"] == "value" and card["network"]["hidden"] == [512, 512]
     assert [a["sha256"] for a in card["averaged"]] == [
         hashlib.sha256(Path(p).read_bytes()).hexdigest() for p in (SHORT, SHORT_TD)]
+    behind = json.loads(Path(SHORT).with_suffix(".json").read_text())["decisions_total"]
+    assert card["averaged"][0]["decisions_total"] == behind
 
 
 def test_networks_of_other_depths_are_refused_naming_the_one_that_differs():

@@ -92,10 +92,20 @@ def average_value_nets(paths: Sequence[str], out: str) -> str:
     card = {"kind": "value", "name": name, "rules": rules.to_dict(), "obs_version": OBS_VERSION,
             "network": {"hidden": [int(w.shape[0]) for w, _ in layers[:-1]],
                         "activation": "relu", "output": "tanh", "features": features},
-            "averaged": [{"network": p, "name": c.get("name"), "sha256": _sha256(p)}
-                         for p, c in zip(paths, cards, strict=True)]}
+            "averaged": [_entry(p, c) for p, c in zip(paths, cards, strict=True)]}
     write_card(os.path.splitext(out)[0] + ".json", card)
     return out
+
+
+def _entry(path: str, card: dict) -> dict:
+    """What the averaged card says of one network: its path, name and SHA-256, and the
+    decisions and seconds of the runs behind it where its card counts them."""
+    entry = {"network": path, "name": card.get("name"), "sha256": _sha256(path)}
+    for key in ("decisions", "seconds"):
+        value = card.get(f"{key}_total", card.get(key))
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            entry[f"{key}_total"] = value
+    return entry
 
 
 def _rules_of(path: str, card: dict) -> Rules:
