@@ -1,9 +1,11 @@
 """The tournament harness when a worker process dies (killed by the system, out of memory):
 the lost deals are played again in a fresh pool, and a worker that dies every time stops the
-tournament with an error instead of a wait forever (skipbo_env/arena/tournament.py)."""
+tournament with an error instead of a wait forever, and each worker holds numpy's BLAS to one
+thread (skipbo_env/arena/tournament.py; the value collection's shards too)."""
 
 from __future__ import annotations
 
+import operator
 import os
 import signal
 
@@ -12,6 +14,7 @@ import pytest
 from skipbo_env import Rules
 from skipbo_env.arena import tournament
 from skipbo_env.players.registry import parse_players
+from skipbo_env.train import value as value_training
 
 RULES = Rules.preset("short", 2, stock_size=3)
 
@@ -73,3 +76,22 @@ def test_tournament_evaluate_and_benchmark_exit_1_naming_the_dead_worker(command
     assert cli.main([*command, "--workers", "2"]) == 1
     err = capsys.readouterr().err
     assert f"skipbo {command[0]}: error: a worker process died" in err
+
+
+def blas_threads(infos: list[dict]) -> list[int]:
+    return [i["num_threads"] for i in infos if i["user_api"] == "blas"]
+
+
+def test_each_tournament_worker_holds_numpys_blas_to_one_thread():
+    from threadpoolctl import threadpool_info
+
+    parts = list(tournament._parts([threadpool_info] * 2, 2, operator.call))
+    assert len(parts) == 2 and all(blas_threads(p) == [1] for p in parts)
+
+
+def test_each_value_collection_shard_holds_numpys_blas_to_one_thread():
+    from threadpoolctl import threadpool_info
+
+    with value_training._pool(2) as pool:
+        parts = pool.map(operator.call, [threadpool_info] * 2)
+    assert len(parts) == 2 and all(blas_threads(p) == [1] for p in parts)

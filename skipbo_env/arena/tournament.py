@@ -24,6 +24,7 @@ from ..engine import Game
 from ..files import check_target
 from ..players.checkpoints import check_checkpoint
 from ..players.registry import PlayerSpec, make_agent, parse_players
+from ..players.value import one_blas_thread
 from ..records import GameRecord
 from ..records import write as write_record
 from ..rules import Rules
@@ -199,7 +200,8 @@ def _pool_parts(jobs: list, workers: int, work: Callable):
     # in the parent, or a training run); start clean workers then.
     method = "spawn" if sys.platform == "win32" else (
         "forkserver" if "torch" in sys.modules else "fork")
-    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+    pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
+                               initializer=one_blas_thread)
     futures = {pool.submit(work, job): i for i, job in enumerate(jobs)}
     done: set[int] = set()
     try:

@@ -118,6 +118,17 @@ class ValueNet:
         return np.tanh(h @ w + b)[:, 0]
 
 
+def one_blas_thread() -> None:
+    """Hold numpy's BLAS (a value network's products) to one thread in this process, for good:
+    the initializer of worker processes that share the cores (a tournament's, a value
+    collection's shards). A second BLAS thread in each of two workers on two cores only fights
+    the other: a tournament of a [512, 512] network played 0.8 games a second so, 2.4 with one
+    thread each (docs/training.md, "Averaging networks")."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(1, user_api="blas")
+
+
 def _negligible_as_zero(a: np.ndarray) -> np.ndarray:
     """`a` with its entries below NEGLIGIBLE in magnitude set to zero (in place)."""
     a[np.abs(a) < NEGLIGIBLE] = 0.0

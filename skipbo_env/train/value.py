@@ -34,7 +34,7 @@ from ..engine import Game
 from ..observation import OBS_VERSION
 from ..players.checkpoints import card_or_refuse, write_card
 from ..players.registry import SHIPPED_VALUE, PlayerKind, make_agent, parse_player
-from ..players.value import TABLE_BITS, ValueNet, load_value_agent, save_value_net
+from ..players.value import TABLE_BITS, ValueNet, load_value_agent, one_blas_thread, save_value_net
 from ..players.value_features import FEATURE_SETS, features_for
 from ..rules import Rules
 from ..segments import SegmentEncoder, TooManyPositions, played_segment, segment_ending
@@ -340,13 +340,11 @@ def collect(cfg: ValueConfig, log=print) -> dict:
     (`_shard_seed`) and the shares are joined in order."""
     if cfg.workers == 1:
         return _collect(cfg, cfg.games, cfg.seed, log)
-    import multiprocessing
-
     shares = [cfg.games // cfg.workers + (i < cfg.games % cfg.workers)
               for i in range(cfg.workers)]
     jobs = [(cfg, games, _shard_seed(cfg.seed, i)) for i, games in enumerate(shares) if games]
     at_once = min(len(jobs), os.cpu_count() or 1)
-    with multiprocessing.get_context("spawn").Pool(at_once) as pool:
+    with _pool(at_once) as pool:
         parts = pool.starmap(_collect_quietly, jobs)
     offset = 0
     for part in parts:
@@ -354,6 +352,14 @@ def collect(cfg: ValueConfig, log=print) -> dict:
         offset = int(part["decision"].max()) + 1 if len(part["decision"]) else offset
     log(f"{len(parts)} workers: decisions {offset:,}")
     return _joined(parts)
+
+
+def _pool(processes: int):
+    """A pool of fresh processes for the collection's shards, each holding numpy's BLAS to one
+    thread (the shards share the cores)."""
+    import multiprocessing
+
+    return multiprocessing.get_context("spawn").Pool(processes, initializer=one_blas_thread)
 
 
 def _joined(parts: list[dict]) -> dict:
