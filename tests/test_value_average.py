@@ -136,3 +136,24 @@ def test_a_card_without_readable_rules_is_refused_naming_its_network(tmp_path, r
     other.with_suffix(".json").write_text(json.dumps(card))
     with pytest.raises(ValueError, match="other.npz"):
         average_value_nets([str(other), SHORT], str(tmp_path / "avg.npz"))
+
+
+def test_its_card_counts_the_runs_behind_it_once_where_one_network_started_from_the_other(
+        tmp_path):
+    """networks/value_probe_short_td.npz started from value_probe_short1920k (its card's init):
+    the runs behind the average are the later network's."""
+    first = str(ROOT / "networks" / "value_probe_short1920k.npz")
+    average_value_nets([first, SHORT_TD], str(tmp_path / "chain.npz"))
+    later = json.loads(Path(SHORT_TD).with_suffix(".json").read_text())
+    card = json.loads((tmp_path / "chain.json").read_text())
+    assert card["decisions_total"] == later["decisions_total"]
+    assert card["seconds_total"] == later["seconds_total"]
+    other = tmp_path / "apart.npz"  # the same network, but not started from the first
+    shutil.copy(SHORT_TD, other)
+    apart = dict(later, init=None)
+    other.with_suffix(".json").write_text(json.dumps(apart))
+    average_value_nets([first, str(other)], str(tmp_path / "both.npz"))
+    both = json.loads((tmp_path / "both.json").read_text())
+    behind = json.loads(Path(first).with_suffix(".json").read_text())
+    assert both["decisions_total"] == later["decisions_total"] + behind.get(
+        "decisions_total", behind["decisions"])

@@ -93,6 +93,7 @@ def average_value_nets(paths: Sequence[str], out: str) -> str:
             "network": {"hidden": [int(w.shape[0]) for w, _ in layers[:-1]],
                         "activation": "relu", "output": "tanh", "features": features},
             "averaged": [_entry(p, c) for p, c in zip(paths, cards, strict=True)]}
+    card.update(_totals(card["averaged"], cards))
     write_card(os.path.splitext(out)[0] + ".json", card)
     return out
 
@@ -106,6 +107,19 @@ def _entry(path: str, card: dict) -> dict:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             entry[f"{key}_total"] = value
     return entry
+
+
+def _totals(entries: list[dict], cards: list[dict]) -> dict:
+    """The decisions and seconds of every run behind the averaged networks, each counted once
+    where one network started from another (its card's ``init`` names that one's SHA-256; a
+    run further up a chain shared by two networks is counted twice), as ``decisions_total``
+    and ``seconds_total``; none where a network's card does not count them."""
+    if not all("decisions_total" in e and "seconds_total" in e for e in entries):
+        return {}
+    starts = {(c.get("init") or {}).get("sha256") for c in cards}
+    own = [e for e in entries if e["sha256"] not in starts]
+    return {"decisions_total": int(sum(e["decisions_total"] for e in own)),
+            "seconds_total": float(sum(e["seconds_total"] for e in own))}
 
 
 def _rules_of(path: str, card: dict) -> Rules:
