@@ -20,7 +20,7 @@ from skipbo_env.train.value_average import average_value_nets, averaged_layers
 from training.value_average import main
 
 ROOT = Path(__file__).parents[1]
-SHORT = str(ROOT / "skipbo_env" / "checkpoints" / "value_short_2p.npz")
+SHORT = str(ROOT / "networks" / "value_probe_short_td2.npz")
 SHORT_TD = str(ROOT / "networks" / "value_probe_short_td.npz")
 STANDARD = str(ROOT / "skipbo_env" / "checkpoints" / "value_standard_2p.npz")
 
