@@ -332,6 +332,78 @@ def test_a_bootstrapped_label_is_the_networks_best_value_where_the_acting_seats_
     assert waited > 12
 
 
+def test_a_label_bootstrapped_at_the_decision_is_the_networks_best_value_where_the_seat_acts_next(
+        tmp_path):
+    """`bootstrap_at: decision`: as at the turn, but where the segment leaves the acting seat
+    to act again in the same turn (the card turned up or the hand refilled, in the fresh
+    deal), the label is the network's best segment from there, with no `expert` move
+    between."""
+    from test_vector_rollout import positions, reference_score, reference_to_decision
+
+    from skipbo_env.players.value import reference_lister
+    from skipbo_env.train.value import _Rollouts, _rows
+    from skipbo_env.vector.rollout import redeal
+
+    cfg = load_value_config(write(tmp_path, variant="short", bootstrap="value_short_2p",
+                                  bootstrap_at="decision", rollout_rows=24))
+    rules = Rules.preset("short", 2)
+    net = make_agent("value_short_2p", rules=rules).net
+    listed = reference_lister(rules)
+    engine = positions("short", 2, 24, 17)
+    rollouts = _Rollouts(rules, cfg, seed=3)
+    s = rollouts.scratch
+    for src, dst in zip(engine.state, s.state):
+        dst[:] = src
+    base = _rows(engine.state, 24)
+    seats = engine.seats.astype(np.int64)
+    last = np.array([np.flatnonzero(m)[-(i % 2)] for i, m in enumerate(engine.masks)],
+                    dtype=np.int64)  # the first legal move in even rows, the last in odd
+    keys = np.arange(1, 25, dtype=np.uint64) * np.uint64(7919)
+    redeal(s.state, s.static, s.buffers, seats, keys)  # as `flush` deals before
+    dealt = rollouts.engine  # the same deals, kept for the reference
+    for src, dst in zip(s.state, dealt.state):
+        dst[:] = src
+    got = rollouts._bootstrapped(base, _rows(s.state, 24), seats, last, keys)
+    again = later = 0
+    for i in range(24):
+        game = reference_to_decision(dealt.game(i), int(last[i]))
+        if game.is_over:
+            want = np.clip(reference_score(dealt.game(i), int(last[i]), 10.0) / 20.0, -1, 1)
+        else:
+            want = float(net(listed(game)[1]).max())
+            if game.turn == dealt.game(i).turn:
+                again += 1
+            else:
+                later += 1
+        assert got[i] == pytest.approx(want, abs=1e-5)
+    assert again > 5 and later > 5
+
+
+@pytest.mark.parametrize("value", ["next", 1, None, ["turn"]])
+def test_a_bootstrap_at_other_than_turn_or_decision_is_refused(tmp_path, value):
+    with pytest.raises(ValueError, match="bootstrap_at must be one of"):
+        load_value_config(write(tmp_path, variant="short", bootstrap="value_short_2p",
+                                bootstrap_at=value))
+
+
+def test_bootstrapping_at_the_decision_without_a_bootstrap_is_refused(tmp_path):
+    with pytest.raises(ValueError, match="bootstrap_at: decision needs a bootstrap"):
+        load_value_config(write(tmp_path, variant="short", bootstrap_at="decision"))
+
+
+def test_a_samples_file_from_before_bootstrap_at_reads_as_collected_at_the_turn(tmp_path):
+    cfg = load_value_config(write(tmp_path, rules={"stock_size": 5}))
+    samples = tmp_path / "s.npz"
+    train_value(cfg, str(tmp_path / "a"), log=lambda line: None, samples=str(samples))
+    with np.load(samples, allow_pickle=False) as f:
+        arrays = {k: f[k] for k in f.files}
+    meta = json.loads(str(arrays["meta"]))
+    del meta["collection"]["bootstrap_at"]
+    np.savez(samples, **{**arrays, "meta": np.array(json.dumps(meta))})
+    train_value(cfg, str(tmp_path / "b"), log=lambda line: None, samples=str(samples))
+    assert json.loads((tmp_path / "b" / "tiny.json").read_text())["samples_read"]
+
+
 def test_a_tiny_bootstrapped_run_labels_otherwise_than_the_plain_rollouts(tmp_path):
     keys = {"variant": "short", "decisions_per_game": 2}
     plain = collect(load_value_config(write(tmp_path, **keys)), log=lambda line: None)

@@ -17,6 +17,7 @@ from skipbo_env.vector.rollout import (
     redeal,
     rollout,
     rollout_labels,
+    rollout_to_decision,
     rollout_to_turn,
     scratch_engine,
 )
@@ -120,6 +121,50 @@ def test_a_rollout_to_the_next_turn_stops_where_the_reference_game_starts_that_t
                 assert np.isnan(out[i]) and game.current_player == seats[i]
                 stopped += 1
     assert stopped > 30
+
+
+def reference_to_decision(game, action: int) -> Game:
+    """`action`; then, unless the acting seat is to act again in the same turn (or the game
+    is over), `reference_to_turn`'s continuation."""
+    seat = game.current_player
+    probe = game.clone()
+    probe.step(action)
+    if probe.is_over or probe.current_player == seat:
+        return probe
+    return reference_to_turn(game, action)
+
+
+@pytest.mark.parametrize("variant,players,rules", [
+    ("short", 2, {}), ("standard", 3, {"stock_size": 8}), ("partnership", 4, {"stock_size": 5}),
+    ("masters", 2, {"stock_size": 6}),
+])
+def test_a_rollout_to_the_next_decision_stops_where_the_seat_acts_again_or_its_next_turn_starts(
+        variant, players, rules):
+    engine = positions(variant, players, 12, 23, **rules)
+    scratch = scratch_engine(engine)
+    seats = engine.state.scal[:, K.S.cur].astype(np.int64)
+    out = np.empty(engine.num_games)
+    again = later = 0
+    for j in (0, 1, 2, -1, -2):
+        actions = np.array([np.flatnonzero(m)[j] if m.sum() > abs(j) else -1
+                            for m in engine.masks], dtype=np.int64)
+        for src, dst in zip(engine.state, scratch.state):
+            dst[:] = src
+        rollout_to_decision(scratch.state, scratch.static, scratch.buffers, actions, seats,
+                            10.0, out)
+        assert (out[actions < 0] == -np.inf).all()
+        for i in np.flatnonzero(actions >= 0):
+            game = reference_to_decision(engine.game(i), int(actions[i]))
+            assert scratch.state_dict(i) == game.to_dict()  # the same position, cards and all
+            if game.is_over:
+                assert out[i] == reference_score(engine.game(i), int(actions[i]), 10.0)
+                continue
+            assert np.isnan(out[i]) and game.current_player == seats[i]
+            if game.turn == engine.game(i).turn:
+                again += 1
+            else:
+                later += 1
+    assert again > 10 and later > 10  # both stops are met
 
 
 def test_a_label_is_experts_move_unless_another_beats_it_by_more_than_the_margin():

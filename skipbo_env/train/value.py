@@ -39,7 +39,7 @@ from ..players.value_features import FEATURE_SETS, features_for
 from ..rules import Rules
 from ..segments import SegmentEncoder, TooManyPositions, played_segment, segment_ending
 from ..vector import VectorEngine
-from ..vector.rollout import redeal, rollout, rollout_to_turn
+from ..vector.rollout import redeal, rollout, rollout_to_decision, rollout_to_turn
 from ..vector.segments import SegmentLister
 from .config import check_run_name, read_yaml
 from .ppo import peak_rss_mib
@@ -66,6 +66,12 @@ class ValueConfig:
     # scoring the acting seat's next turn: the rollout stops where that turn would start and
     # the label is this network's best value of the turn's segments there (`_Rollouts`).
     bootstrap: str | None = None
+    # Where a bootstrapped label stops and asks the network (with `bootstrap`): "turn", where
+    # the acting seat's next turn would start (`expert` plays the rest of this turn, then the
+    # others'), or "decision", also at once where the segment leaves the seat to act again
+    # in the same turn (it played its stock top or emptied its hand): the network's best value
+    # of its next segment there, so the continuation within the turn is the network's own.
+    bootstrap_at: str = "turn"
     rollout_rows: int = 4096  # games the batched engine rolls out at once
     # The label: `lookahead`'s score after the acting seat's next turn (its team's stock lead,
     # win_bonus more for a game won and less for one lost), the mean over `deals` fresh deals
@@ -94,6 +100,9 @@ class ValueConfig:
     # it, and with it their losses differ from the third epoch on (in the sixth digit).
     flush_subnormal: bool = False
     validation: float = 0.1  # share of the decisions held out to measure the fit
+
+
+BOOTSTRAP_AT = {"turn": rollout_to_turn, "decision": rollout_to_decision}
 
 
 def _rules(cfg: ValueConfig) -> Rules:
@@ -138,6 +147,12 @@ def _check(cfg: ValueConfig, where: str) -> None:
                          f"got {checks.shown(cfg.features)}")
     if cfg.bootstrap is not None:
         _value_net(cfg, "bootstrap", where)
+    if not isinstance(cfg.bootstrap_at, str) or cfg.bootstrap_at not in BOOTSTRAP_AT:
+        raise ValueError(f"{where}: bootstrap_at must be one of {list(BOOTSTRAP_AT)}, got "
+                         f"{checks.shown(cfg.bootstrap_at)}")
+    if cfg.bootstrap_at == "decision" and cfg.bootstrap is None:
+        raise ValueError(f"{where}: bootstrap_at: decision needs a bootstrap (the network that "
+                         "values the position there)")
     if cfg.guide is not None:
         _value_net(cfg, "guide", where)  # a value player's checkpoint that fits the rules
         checks.integer(cfg.guide_top, f"{where}: guide_top (with a guide)", minimum=0,
@@ -283,14 +298,16 @@ class _Rollouts:
 
     def _bootstrapped(self, base, work, seats, last, keys) -> np.ndarray:
         """One deal's labels by one round of TD (`bootstrap`): each row rolled out by `expert`
-        to where the acting seat's next turn would start, and there valued as the network's
-        best segment of that turn; a game over before then scored as the plain rollout scores
-        it (over `label_scale`, within [-1, 1]). A row whose next turn has more positions
-        than the value player walks (players/value.py's TABLE_BITS) is labelled by the plain
-        rollout in the same deal."""
+        to where the acting seat's next turn would start (`bootstrap_at: decision`: or its
+        next decision in this turn, if the segment leaves it to act again), and there valued
+        as the network's best segment from that position; a game over before then scored as
+        the plain rollout scores it (over `label_scale`, within [-1, 1]). A row whose next
+        segments are more positions than the value player walks (players/value.py's
+        TABLE_BITS) is labelled by the plain rollout in the same deal."""
         cfg, s, rows = self.cfg, self.scratch, len(seats)
         out = np.empty(rows)
-        rollout_to_turn(work, s.static, s.buffers, last, seats, float(cfg.win_bonus), out)
+        BOOTSTRAP_AT[cfg.bootstrap_at](work, s.static, s.buffers, last, seats,
+                                       float(cfg.win_bonus), out)
         value = np.clip(out / cfg.label_scale, -1.0, 1.0)
         waiting = np.zeros(s.num_games, dtype=bool)
         waiting[:rows] = np.isnan(out)
@@ -564,7 +581,10 @@ def _held_out(net, x, y, starts, ends, ids) -> dict:
 # values of these are the config's (the fit's keys may differ: that is what refitting is for).
 COLLECT_KEYS = ("variant", "num_players", "rules", "seed", "games", "decisions_per_game",
                 "candidates", "guide", "guide_top", "bootstrap", "rollout_rows", "deals",
-                "win_bonus", "label_scale", "workers")
+                "win_bonus", "label_scale", "workers", "bootstrap_at")
+# Keys added to COLLECT_KEYS later, with the value every samples file written before them was
+# collected with.
+COLLECT_LATER = {"bootstrap_at": "turn"}
 SAMPLE_ARRAYS = ("x", "y", "decision", "expert")
 
 
@@ -599,9 +619,10 @@ def load_samples(path: str, cfg: ValueConfig) -> tuple[dict, float]:
             and isinstance(meta.get("collect_seconds"), (int, float))):
         raise ValueError(f"samples file {path}: its meta is not a collection record")
     wanted = collection_of(cfg)
-    differ = [k for k in COLLECT_KEYS if meta["collection"].get(k) != wanted[k]]
+    there = {**COLLECT_LATER, **meta["collection"]}
+    differ = [k for k in COLLECT_KEYS if there.get(k) != wanted[k]]
     if differ:
-        shown = ", ".join(f"{k}: {checks.shown(meta['collection'].get(k))} there, "
+        shown = ", ".join(f"{k}: {checks.shown(there.get(k))} there, "
                           f"{checks.shown(wanted[k])} here" for k in differ)
         raise ValueError(f"samples file {path} was collected otherwise than config "
                          f"{cfg.name} collects ({shown})")

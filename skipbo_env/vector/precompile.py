@@ -18,7 +18,7 @@ from . import seating as KS
 from ._cache import CACHE_DIR, _CompileNotice
 from .batched import VectorEngine
 from .env import SkipBoVectorEnv
-from .rollout import redeal, rollout, rollout_to_turn
+from .rollout import redeal, rollout, rollout_to_decision, rollout_to_turn
 
 
 def precompile() -> float:
@@ -45,6 +45,8 @@ def precompile() -> float:
             np.zeros(engine.num_games))
     rollout_to_turn(engine.state, engine.static, engine.buffers, seats, seats, 10.0,
                     np.zeros(engine.num_games))
+    rollout_to_decision(engine.state, engine.static, engine.buffers, seats, seats, 10.0,
+                        np.zeros(engine.num_games))
     env.turn_segments()  # the segment lister's kernel
     return time.perf_counter() - start
 

@@ -50,7 +50,7 @@ def _lead(st, tb, g, t, win_bonus):
 
 @jit
 def _rollout_row(st, tb, buf, actions, seats, win_bonus, out, g, stop):
-    """Row g of `rollout` (`stop`: of `rollout_to_turn`)."""
+    """Row g of `rollout` (`stop` 0), `rollout_to_turn` (1) or `rollout_to_decision` (2)."""
     a = actions[g]
     if a < 0:
         out[g] = -np.inf
@@ -61,9 +61,12 @@ def _rollout_row(st, tb, buf, actions, seats, win_bonus, out, g, stop):
     # The acting seat's turns end twice: this one (perhaps with the action itself), then
     # its next.
     ends = 0 if scal[g, S.cur] == seat else 1
+    if stop == 2 and ends == 0 and not is_over(st, g):  # its turn goes on: it decides again
+        out[g] = np.nan
+        return
     while ends < 2 and not is_over(st, g):
         before = scal[g, S.cur]
-        if stop and ends == 1 and before == seat:  # its next turn is about to start
+        if stop > 0 and ends == 1 and before == seat:  # its next turn is about to start
             out[g] = np.nan
             return
         buf.nlegal[g] = legal_mask_inline(st, tb, buf.masks, g)
@@ -81,7 +84,7 @@ def rollout(work, st, tb, buf, actions, seats, win_bonus, out):
     lo, hi = next_chunk(work)
     while lo < hi:
         for g in range(lo, hi):
-            _rollout_row(st, tb, buf, actions, seats, win_bonus, out, g, False)
+            _rollout_row(st, tb, buf, actions, seats, win_bonus, out, g, 0)
         lo, hi = next_chunk(work)
 
 
@@ -95,7 +98,21 @@ def rollout_to_turn(work, st, tb, buf, actions, seats, win_bonus, out):
     lo, hi = next_chunk(work)
     while lo < hi:
         for g in range(lo, hi):
-            _rollout_row(st, tb, buf, actions, seats, win_bonus, out, g, True)
+            _rollout_row(st, tb, buf, actions, seats, win_bonus, out, g, 1)
+        lo, hi = next_chunk(work)
+
+
+@entry
+def rollout_to_decision(work, st, tb, buf, actions, seats, win_bonus, out):
+    """`rollout_to_turn`, but stopped at once where actions[g] leaves seats[g] to act again
+    in the same turn (it played its stock top or emptied its hand, and the card turned up or
+    the cards drawn are in the game): out[g] is NaN there too. A one-round TD target whose
+    continuation within the turn is the network's own choice reads the position from here
+    (train/value.py, `bootstrap_at: decision`)."""
+    lo, hi = next_chunk(work)
+    while lo < hi:
+        for g in range(lo, hi):
+            _rollout_row(st, tb, buf, actions, seats, win_bonus, out, g, 2)
         lo, hi = next_chunk(work)
 
 
