@@ -5,11 +5,14 @@ played move by move on a reference `Game`."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
 from skipbo_env import Game, Phase
 from skipbo_env.players.scripted import ExpertAgent
+from skipbo_env.segments import segment_ending
 from skipbo_env.spec import GameSpec
 from skipbo_env.vector import VectorEngine
 from skipbo_env.vector import bundles as K
@@ -165,6 +168,56 @@ def test_a_rollout_to_the_next_decision_stops_where_the_seat_acts_again_or_its_n
             else:
                 later += 1
     assert again > 10 and later > 10  # both stops are met
+
+
+def segment_ends(engine: VectorEngine) -> list[list[tuple[int, str]]]:
+    """For each game, its legal moves that end a segment, each with why (the reference's
+    `segment_ending`): the moves a value training's labels start from."""
+    ends = []
+    for i in range(engine.num_games):
+        game, found = engine.game(i), []
+        for a in np.flatnonzero(engine.masks[i]):
+            post = game.clone()
+            post.step(int(a))
+            why = segment_ending(game, post, int(a), game.current_player)
+            if why is not None:
+                found.append((int(a), why))
+        ends.append(sorted(found, key=lambda e: e[1] == "turn_end"))  # the chance ends first
+    return ends
+
+
+def test_a_rollout_to_the_next_decision_stops_as_the_reference_does_after_every_segment_end():
+    """Stock plays, refills, turn ends and game ends, on every variant family (the moves a
+    segment ends with; a game end is met at stock 1)."""
+    seen: Counter = Counter()
+    for variant, players, moves, rules in [
+            ("short", 2, 23, {}), ("standard", 3, 23, {"stock_size": 8}),
+            ("partnership", 4, 23, {"stock_size": 5}), ("masters", 2, 23, {"stock_size": 6}),
+            ("junior", 2, 23, {}), ("short", 2, 0, {"stock_size": 1})]:
+        engine = positions(variant, players, 32, moves, **rules)
+        scratch = scratch_engine(engine)
+        seats = engine.state.scal[:, K.S.cur].astype(np.int64)
+        out = np.empty(engine.num_games)
+        ends = segment_ends(engine)
+        for j in range(3):
+            actions = np.array([e[j][0] if len(e) > j else -1 for e in ends], dtype=np.int64)
+            for src, dst in zip(engine.state, scratch.state):
+                dst[:] = src
+            rollout_to_decision(scratch.state, scratch.static, scratch.buffers, actions, seats,
+                                10.0, out)
+            for i in np.flatnonzero(actions >= 0):
+                game = reference_to_decision(engine.game(i), int(actions[i]))
+                assert scratch.state_dict(i) == game.to_dict()
+                why = ends[i][j][1]
+                assert game.is_over or why != "game_end"
+                if game.is_over:  # by the move, or by another seat before the next turn
+                    assert out[i] == reference_score(engine.game(i), int(actions[i]), 10.0)
+                else:
+                    assert np.isnan(out[i]) and game.current_player == seats[i]
+                    assert (game.turn == engine.game(i).turn) == (why != "turn_end")
+                seen[why] += 1
+    assert seen["stock"] >= 5 and seen["refill"] >= 1 and seen["game_end"] >= 2
+    assert seen["turn_end"] >= 50
 
 
 def test_a_label_is_experts_move_unless_another_beats_it_by_more_than_the_margin():
