@@ -436,7 +436,7 @@ def _collect(cfg: ValueConfig, games: int, seed: int, log) -> dict:
                 f"{time.time() - start:,.0f} s")
     rollouts.flush()
     if rollouts.bootstrap is not None:
-        log(f"labels by the plain rollout (a next turn past the walk's bound): "
+        log(f"labels by the plain rollout (next segments past the walk's bound): "
             f"{rollouts.crowded:,} of {len(xs) * cfg.deals:,}")
     y = np.array([rollouts.labels[i] for i in range(len(xs))], dtype=np.float32)
     return {"x": np.stack(xs), "y": y, "decision": np.array(decision, dtype=np.int64),

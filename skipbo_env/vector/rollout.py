@@ -105,8 +105,9 @@ def rollout_to_turn(work, st, tb, buf, actions, seats, win_bonus, out):
 @entry
 def rollout_to_decision(work, st, tb, buf, actions, seats, win_bonus, out):
     """`rollout_to_turn`, but stopped at once where actions[g] leaves seats[g] to act again
-    in the same turn (it played its stock top or emptied its hand, and the card turned up or
-    the cards drawn are in the game): out[g] is NaN there too. A one-round TD target whose
+    in the same turn (any such move; a segment's last move does only where it played the
+    stock top or emptied the hand, and the card turned up or the cards drawn are in the
+    game): out[g] is NaN there too. A one-round TD target whose
     continuation within the turn is the network's own choice reads the position from here
     (train/value.py, `bootstrap_at: decision`)."""
     lo, hi = next_chunk(work)
