@@ -289,45 +289,60 @@ def test_a_curve_whose_steps_are_not_numbers_is_refused(tmp_path):
         read_curve(str(bad))
 
 
-def test_a_bootstrapped_label_is_the_networks_best_value_where_the_acting_seats_next_turn_starts(
-        tmp_path):
-    """One round of TD (`bootstrap`): each row rolled out by `expert` in a fresh deal to where
-    the acting seat's next turn would start, then valued as the network's best segment of that
-    turn (listed and observed by the reference engine here); a game over before then scored by
-    its stock lead, as the plain labels are."""
-    from test_vector_rollout import positions, reference_score, reference_to_turn
+def _bootstrapped_labels(tmp_path, engine, last: np.ndarray, reference, **config):
+    """The labels `_Rollouts._bootstrapped` gives the 24 short games of `engine` for their
+    moves `last` in fresh deals, and for each game the reference (`reference`, the move and
+    what follows it, played by the reference engine on the same deal) with the label it
+    should have: the network's best value of the segments listed there, or the stock lead
+    where the game is over."""
+    from test_vector_rollout import reference_score
 
     from skipbo_env.players.value import reference_lister
     from skipbo_env.train.value import _Rollouts, _rows
     from skipbo_env.vector.rollout import redeal
 
     cfg = load_value_config(write(tmp_path, variant="short", bootstrap="value_short_2p",
-                                  rollout_rows=24))
+                                  rollout_rows=24, **config))
     rules = Rules.preset("short", 2)
     net = make_agent("value_short_2p", rules=rules).net
     listed = reference_lister(rules)
-    engine = positions("short", 2, 24, 17)
     rollouts = _Rollouts(rules, cfg, seed=3)
     s = rollouts.scratch
     for src, dst in zip(engine.state, s.state):
         dst[:] = src
     base = _rows(engine.state, 24)
     seats = engine.seats.astype(np.int64)
-    last = np.array([np.flatnonzero(m)[-1] for m in engine.masks], dtype=np.int64)
     keys = np.arange(1, 25, dtype=np.uint64) * np.uint64(7919)
     redeal(s.state, s.static, s.buffers, seats, keys)  # as `flush` deals before
     dealt = rollouts.engine  # the same deals, kept for the reference
     for src, dst in zip(s.state, dealt.state):
         dst[:] = src
     got = rollouts._bootstrapped(base, _rows(s.state, 24), seats, last, keys)
-    waited = 0
+    wanted = []
     for i in range(24):
-        game = reference_to_turn(dealt.game(i), int(last[i]))
+        game = reference(dealt.game(i), int(last[i]))
         if game.is_over:
             want = np.clip(reference_score(dealt.game(i), int(last[i]), 10.0) / 20.0, -1, 1)
         else:
             want = float(net(listed(game)[1]).max())
-            waited += 1
+        wanted.append((game, want, dealt.game(i).turn))
+    return got, wanted
+
+
+def test_a_bootstrapped_label_is_the_networks_best_value_where_the_acting_seats_next_turn_starts(
+        tmp_path):
+    """One round of TD (`bootstrap`): each row rolled out by `expert` in a fresh deal to where
+    the acting seat's next turn would start, then valued as the network's best segment of that
+    turn (listed and observed by the reference engine here); a game over before then scored by
+    its stock lead, as the plain labels are."""
+    from test_vector_rollout import positions, reference_to_turn
+
+    engine = positions("short", 2, 24, 17)
+    last = np.array([np.flatnonzero(m)[-1] for m in engine.masks], dtype=np.int64)
+    got, wanted = _bootstrapped_labels(tmp_path, engine, last, reference_to_turn)
+    waited = 0
+    for i, (game, want, _) in enumerate(wanted):
+        waited += not game.is_over
         assert got[i] == pytest.approx(want, abs=1e-5)
     assert waited > 12
 
@@ -338,40 +353,17 @@ def test_a_label_bootstrapped_at_the_decision_is_the_networks_best_value_where_t
     to act again in the same turn (the card turned up or the hand refilled, in the fresh
     deal), the label is the network's best segment from there, with no `expert` move
     between."""
-    from test_vector_rollout import positions, reference_score, reference_to_decision, segment_ends
+    from test_vector_rollout import positions, reference_to_decision, segment_ends
 
-    from skipbo_env.players.value import reference_lister
-    from skipbo_env.train.value import _Rollouts, _rows
-    from skipbo_env.vector.rollout import redeal
-
-    cfg = load_value_config(write(tmp_path, variant="short", bootstrap="value_short_2p",
-                                  bootstrap_at="decision", rollout_rows=24))
-    rules = Rules.preset("short", 2)
-    net = make_agent("value_short_2p", rules=rules).net
-    listed = reference_lister(rules)
     engine = positions("short", 2, 24, 17)
-    rollouts = _Rollouts(rules, cfg, seed=3)
-    s = rollouts.scratch
-    for src, dst in zip(engine.state, s.state):
-        dst[:] = src
-    base = _rows(engine.state, 24)
-    seats = engine.seats.astype(np.int64)
     ends = segment_ends(engine)  # a stock play or refill where a game has one
     last = np.array([e[0][0] for e in ends], dtype=np.int64)
-    keys = np.arange(1, 25, dtype=np.uint64) * np.uint64(7919)
-    redeal(s.state, s.static, s.buffers, seats, keys)  # as `flush` deals before
-    dealt = rollouts.engine  # the same deals, kept for the reference
-    for src, dst in zip(s.state, dealt.state):
-        dst[:] = src
-    got = rollouts._bootstrapped(base, _rows(s.state, 24), seats, last, keys)
+    got, wanted = _bootstrapped_labels(tmp_path, engine, last, reference_to_decision,
+                                       bootstrap_at="decision")
     again = later = 0
-    for i in range(24):
-        game = reference_to_decision(dealt.game(i), int(last[i]))
-        if game.is_over:
-            want = np.clip(reference_score(dealt.game(i), int(last[i]), 10.0) / 20.0, -1, 1)
-        else:
-            want = float(net(listed(game)[1]).max())
-            if game.turn == dealt.game(i).turn:
+    for i, (game, want, turn) in enumerate(wanted):
+        if not game.is_over:
+            if game.turn == turn:
                 assert ends[i][0][1] in ("stock", "refill")
                 again += 1
             else:

@@ -122,8 +122,8 @@ def one_blas_thread() -> None:
     """Hold numpy's BLAS (a value network's products) to one thread in this process, for good:
     the initializer of worker processes that share the cores (a tournament's, a value
     collection's shards). A second BLAS thread in each of two workers on two cores only fights
-    the other: a tournament of a [512, 512] network played 0.8 games a second so, 2.4 with one
-    thread each (docs/training.md, "Averaging networks")."""
+    the other: a tournament of a [512, 512] network played 0.8 games a second so, 3.4 to 4
+    with one thread each (docs/training.md, "Averaging networks")."""
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1, user_api="blas")
