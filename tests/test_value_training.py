@@ -290,15 +290,16 @@ def test_a_curve_whose_steps_are_not_numbers_is_refused(tmp_path):
 
 
 def _bootstrapped_labels(tmp_path, engine, last: np.ndarray, reference, **config):
-    """The labels `_Rollouts._bootstrapped` gives the 24 short games of `engine` for their
-    moves `last` in fresh deals, and for each game the reference (`reference`, the move and
-    what follows it, played by the reference engine on the same deal) with the label it
-    should have: the network's best value of the segments listed there, or the stock lead
-    where the game is over."""
+    """The labels the config's labeller (`SegmentLabels._bootstrapped`) gives the 24 short
+    games of `engine` for their moves `last` in fresh deals, and for each game the reference
+    (`reference`, the move and what follows it, played by the reference engine on the same
+    deal) with the label it should have: the network's best value of the segments listed
+    there, or the stock lead where the game is over."""
     from test_vector_rollout import reference_score
 
     from skipbo_env.players.value import reference_lister
-    from skipbo_env.train.value import _Rollouts, _rows
+    from skipbo_env.train.value import _rollouts
+    from skipbo_env.vector.labels import rows_of
     from skipbo_env.vector.rollout import redeal
 
     cfg = load_value_config(write(tmp_path, variant="short", bootstrap="value_short_2p",
@@ -306,18 +307,18 @@ def _bootstrapped_labels(tmp_path, engine, last: np.ndarray, reference, **config
     rules = Rules.preset("short", 2)
     net = make_agent("value_short_2p", rules=rules).net
     listed = reference_lister(rules)
-    rollouts = _Rollouts(rules, cfg, seed=3)
+    rollouts = _rollouts(rules, cfg, seed=3)
     s = rollouts.scratch
     for src, dst in zip(engine.state, s.state):
         dst[:] = src
-    base = _rows(engine.state, 24)
+    base = rows_of(engine.state, 24)
     seats = engine.seats.astype(np.int64)
     keys = np.arange(1, 25, dtype=np.uint64) * np.uint64(7919)
     redeal(s.state, s.static, s.buffers, seats, keys)  # as `flush` deals before
     dealt = rollouts.engine  # the same deals, kept for the reference
     for src, dst in zip(s.state, dealt.state):
         dst[:] = src
-    got = rollouts._bootstrapped(base, _rows(s.state, 24), seats, last, keys)
+    got = rollouts._bootstrapped(base, rows_of(s.state, 24), seats, last, keys)
     wanted = []
     for i in range(24):
         game = reference(dealt.game(i), int(last[i]))
@@ -483,13 +484,14 @@ def test_a_next_turn_past_the_walks_bound_is_labelled_by_the_plain_rollout_of_th
     from test_vector_rollout import positions, reference_score
 
     from skipbo_env.segments import TooManyPositions
-    from skipbo_env.train.value import _Rollouts, _rows
+    from skipbo_env.train.value import _rollouts
+    from skipbo_env.vector.labels import rows_of
     from skipbo_env.vector.rollout import redeal
 
     cfg = load_value_config(write(tmp_path, variant="short", bootstrap="value_short_2p",
                                   rollout_rows=8))
     engine = positions("short", 2, 8, 17)
-    rollouts = _Rollouts(Rules.preset("short", 2), cfg, seed=3)
+    rollouts = _rollouts(Rules.preset("short", 2), cfg, seed=3)
     s, lister = rollouts.scratch, rollouts.lister
     walk = lister.observations
 
@@ -506,7 +508,7 @@ def test_a_next_turn_past_the_walks_bound_is_labelled_by_the_plain_rollout_of_th
     redeal(type(engine.state)(*dealt), s.static, s.buffers, seats, keys)
     for src, dst in zip(dealt, s.state):
         dst[:] = src
-    got = rollouts._bootstrapped(_rows(engine.state, 8), _rows(s.state, 8), seats, last, keys)
+    got = rollouts._bootstrapped(rows_of(engine.state, 8), rows_of(s.state, 8), seats, last, keys)
     for src, dst in zip(dealt, rollouts.engine.state):
         dst[:] = src
     for i in (0, 1):

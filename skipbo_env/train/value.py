@@ -34,12 +34,11 @@ from ..engine import Game
 from ..observation import OBS_VERSION
 from ..players.checkpoints import card_or_refuse, write_card
 from ..players.registry import SHIPPED_VALUE, PlayerKind, make_agent, parse_player
-from ..players.value import TABLE_BITS, ValueNet, load_value_agent, one_blas_thread, save_value_net
+from ..players.value import load_value_agent, one_blas_thread, save_value_net
 from ..players.value_features import FEATURE_SETS, features_for
 from ..rules import Rules
-from ..segments import SegmentEncoder, TooManyPositions, played_segment, segment_ending
-from ..vector import VectorEngine
-from ..vector.rollout import redeal, rollout, rollout_to_decision, rollout_to_turn
+from ..segments import SegmentEncoder, played_segment, segment_ending
+from ..vector.labels import BOOTSTRAP_AT, LABEL_SCALE, WIN_BONUS, SegmentLabels
 from ..vector.segments import SegmentLister
 from .config import check_run_name, read_yaml
 from .ppo import peak_rss_mib
@@ -64,7 +63,7 @@ class ValueConfig:
     guide_top: int = 8
     # A value player (a shipped name or an .npz) that labels by one round of TD instead of
     # scoring the acting seat's next turn: the rollout stops where that turn would start and
-    # the label is this network's best value of the turn's segments there (`_Rollouts`).
+    # the label is this network's best value of the turn's segments there (vector/labels.py).
     bootstrap: str | None = None
     # Where a bootstrapped label stops and asks the network (with `bootstrap`): "turn", where
     # the acting seat's next turn would start (`expert` plays the rest of this turn, then the
@@ -77,8 +76,8 @@ class ValueConfig:
     # win_bonus more for a game won and less for one lost), the mean over `deals` fresh deals
     # of the cards the seat cannot see, over `label_scale` (and within [-1, 1]).
     deals: int = 4
-    win_bonus: float = 10.0
-    label_scale: float = 20.0
+    win_bonus: float = WIN_BONUS
+    label_scale: float = LABEL_SCALE
     hidden: tuple[int, ...] = (256, 256)
     # A value player (a shipped name or an .npz) whose weights the fit starts from (none:
     # torch's random ones): a network of this config's shape (inputs, hidden, features).
@@ -100,9 +99,6 @@ class ValueConfig:
     # it, and with it their losses differ from the third epoch on (in the sixth digit).
     flush_subnormal: bool = False
     validation: float = 0.1  # share of the decisions held out to measure the fit
-
-
-BOOTSTRAP_AT = {"turn": rollout_to_turn, "decision": rollout_to_decision}
 
 
 def _rules(cfg: ValueConfig) -> Rules:
@@ -235,119 +231,11 @@ def _decisions(rules: Rules, games: int, per_game: int, rng: np.random.Generator
             yield k, starts[i], agents[starts[i].current_player]
 
 
-class _Rollouts:
-    """Labels segments' resulting positions by rollouts of the batched `expert`, in batches of
-    `rows` games (module docstring): each is loaded as it stood before the segment's last move
-    and rolled out from that move."""
-
-    def __init__(self, rules: Rules, cfg: ValueConfig, seed: int):
-        rows = cfg.rollout_rows
-        self.cfg = cfg
-        self.engine = VectorEngine.of(rules, num_games=rows, autoreset=False)
-        self.engine.reset(seed)
-        self.scratch = VectorEngine.of(rules, num_games=rows, autoreset=False)
-        self.scratch.reset(seed)
-        self.seed = np.uint64(seed)
-        self.pending: list[int] = []  # the sample of each loaded row
-        self.groups = np.zeros(rows, dtype=np.uint64)
-        self.last = np.zeros(rows, dtype=np.int64)
-        self.seats = np.zeros(rows, dtype=np.int64)
-        self.labels: dict[int, float] = {}
-        self.bootstrap = _value_net(cfg, "bootstrap") if cfg.bootstrap is not None else None
-        self.lister = SegmentLister(self.scratch, max_table_bits=TABLE_BITS)
-        self.crowded = 0  # rows labelled by the plain rollout: their next turn's walk too long
-
-    def add(self, sample: int, before: Game, last: int, group: int) -> None:
-        """Label `sample`: the segment ends with move `last` from `before`. The samples of one
-        `group` (a decision) are rolled out in the same deals (common random numbers: their
-        labels differ by the choice, not by the luck of the deal)."""
-        row = len(self.pending)
-        self.engine.set_game(row, before)
-        self.last[row], self.seats[row] = last, before.current_player
-        self.groups[row] = group
-        self.pending.append(sample)
-        if len(self.pending) == self.engine.num_games:
-            self.flush()
-
-    def flush(self) -> None:
-        rows = len(self.pending)
-        if not rows:
-            return
-        cfg, e, s = self.cfg, self.engine, self.scratch
-        base, work = _rows(e.state, rows), _rows(s.state, rows)
-        seats, last = self.seats[:rows], self.last[:rows]
-        total = np.zeros(rows)
-        out = np.empty(rows)
-        for deal in range(cfg.deals):
-            for src, dst in zip(base, work):
-                dst[:] = src
-            with np.errstate(over="ignore"):  # a hash: uint64 arithmetic wraps
-                keys = _splitmix(self.groups[:rows] * np.uint64(1024) + np.uint64(deal)
-                                 + self.seed * np.uint64(0x9E3779B97F4A7C15))
-            redeal(work, s.static, s.buffers, seats, keys)
-            if self.bootstrap is None:
-                rollout(work, s.static, s.buffers, last, seats, float(cfg.win_bonus), out)
-                total += out
-            else:
-                total += self._bootstrapped(base, work, seats, last, keys) * cfg.label_scale
-        labels = np.clip(total / cfg.deals / cfg.label_scale, -1.0, 1.0)
-        for row, sample in enumerate(self.pending):
-            self.labels[sample] = float(labels[row])
-        self.pending = []
-
-
-    def _bootstrapped(self, base, work, seats, last, keys) -> np.ndarray:
-        """One deal's labels by one round of TD (`bootstrap`): each row rolled out by `expert`
-        to where the acting seat's next turn would start (`bootstrap_at: decision`: or its
-        next decision in this turn, if the segment leaves it to act again), and there valued
-        as the network's best segment from that position; a game over before then scored as
-        the plain rollout scores it (over `label_scale`, within [-1, 1]). A row whose next
-        segments are more positions than the value player walks (players/value.py's
-        TABLE_BITS) is labelled by the plain rollout in the same deal."""
-        cfg, s, rows = self.cfg, self.scratch, len(seats)
-        out = np.empty(rows)
-        BOOTSTRAP_AT[cfg.bootstrap_at](work, s.static, s.buffers, last, seats,
-                                       float(cfg.win_bonus), out)
-        value = np.clip(out / cfg.label_scale, -1.0, 1.0)
-        waiting = np.zeros(s.num_games, dtype=bool)
-        waiting[:rows] = np.isnan(out)
-        crowded = np.zeros(0, dtype=np.int64)
-        try:
-            games, obs = self.lister.observations(waiting)
-        except TooManyPositions as e:
-            crowded = np.array(e.games, dtype=np.int64)
-            waiting[crowded] = False
-            games, obs = self.lister.observations(waiting)
-        if waiting.any():
-            best = np.full(s.num_games, -np.inf, dtype=np.float32)
-            np.maximum.at(best, games, cast(ValueNet, self.bootstrap)(obs))
-            value[waiting[:rows]] = best[:rows][waiting[:rows]]
-        if crowded.size:  # the plain rollout of this deal: the same cards, dealt again
-            for src, dst in zip(base, work):
-                dst[crowded] = src[crowded]
-            only = np.full(rows, -1, dtype=np.int64)
-            only[crowded] = seats[crowded]
-            redeal(work, s.static, s.buffers, only, keys)
-            plain = np.empty(rows)
-            rollout(work, s.static, s.buffers, np.where(only >= 0, last, -1), seats,
-                    float(cfg.win_bonus), plain)
-            value[crowded] = np.clip(plain[crowded] / cfg.label_scale, -1.0, 1.0)
-            self.crowded += crowded.size
-        return value
-
-
-def _splitmix(z: np.ndarray) -> np.ndarray:
-    """splitmix64 of each uint64 (a key for each deal), never 0."""
-    with np.errstate(over="ignore"):
-        z = z + np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        return (z ^ (z >> np.uint64(31))) | np.uint64(1)
-
-
-def _rows(state, rows: int):
-    """The first `rows` games of a `State`."""
-    return type(state)(*(a[:rows] for a in state))
+def _rollouts(rules: Rules, cfg: ValueConfig, seed: int) -> SegmentLabels:
+    """The labeller of `cfg`'s samples (vector/labels.py: the module docstring's labels)."""
+    bootstrap = _value_net(cfg, "bootstrap") if cfg.bootstrap is not None else None
+    return SegmentLabels(rules, cfg.rollout_rows, seed, cfg.deals, cfg.win_bonus,
+                         cfg.label_scale, bootstrap, cfg.bootstrap_at)
 
 
 def collect(cfg: ValueConfig, log=print) -> dict:
@@ -409,7 +297,7 @@ def _collect(cfg: ValueConfig, games: int, seed: int, log) -> dict:
     rules = _rules(cfg)
     rng = np.random.default_rng(seed)
     lister, encoder = SegmentLister.of(rules), SegmentEncoder(rules)
-    rollouts = _Rollouts(rules, cfg, seed)
+    rollouts = _rollouts(rules, cfg, seed)
     guide = _value_net(cfg, "guide") if cfg.guide is not None else None
     xs: list[np.ndarray] = []
     decision: list[int] = []
