@@ -30,9 +30,18 @@ def _kernel_lister(rules: Rules):
     return kernel_lister(rules, max_table_bits=_value.TABLE_BITS)
 
 
+def _value_searcher(rules: Rules, net, deals: int, rows: int, seed: int):
+    """The batched engine's search for value players (numba loads at first use)."""
+    from .vector.labels import value_searcher
+
+    return value_searcher(rules, net, deals, rows, seed)
+
+
 # The composition root (docs/architecture.md): value players (players/value.py) list their
-# turn segments with the batched engine's kernel, a layer above them, wired in here.
+# turn segments, and search, with the batched engine's kernels, a layer above them, wired in
+# here.
 _value.use_lister(_kernel_lister)
+_value.use_searcher(_value_searcher)
 
 if "SkipBo-v0" not in gymnasium.registry:
     gymnasium.register(id="SkipBo-v0", entry_point="skipbo_env.envs.gym:SkipBoEnv",

@@ -10,6 +10,8 @@ import pytest
 from skipbo_env import Game, ObservationEncoder, Rules
 from skipbo_env.players.registry import PlayerKind, make_agent, parse_player
 from skipbo_env.players.value import (
+    SEARCH_DEALS,
+    SEARCH_TOP,
     ValueAgent,
     ValueNet,
     lister_for,
@@ -170,9 +172,87 @@ def test_an_npz_path_names_a_value_player(tmp_path):
     assert spec.kind is PlayerKind.VALUE
 
 
-def test_a_search_around_a_value_player_is_no_player():
-    with pytest.raises(ValueError, match="unknown player"):
-        parse_player("lookahead:mine.npz", exists=False)
+def test_lookahead_around_a_value_player_is_that_player_with_its_search(tmp_path):
+    rules = Rules.preset("short", 2)
+    path = write_checkpoint(tmp_path, rules)
+    spec = parse_player(f"lookahead:{path}")
+    assert (spec.kind, spec.path, spec.label) == (PlayerKind.SEARCH, path, "lookahead:v")
+    agent = make_agent(spec, rules=rules)
+    assert isinstance(agent, ValueAgent)
+    assert (agent.search, agent.top) == (SEARCH_DEALS, SEARCH_TOP)
+    assert make_agent(path, rules=rules).search == 0
+
+
+def test_a_search_around_a_value_player_plays_only_legal_moves_to_the_end(tmp_path):
+    rules = Rules.preset("short", 2, stock_size=3)
+    agent = make_agent(f"lookahead:{write_checkpoint(tmp_path, rules)}", rules=rules)
+    game, other = Game(rules, seed=2), make_agent("expert", rules=rules)
+    while not game.is_over:
+        player = agent if game.current_player == 1 else other
+        game.step(player.act(game.view()))  # step raises on an illegal action
+
+
+def test_a_searching_player_plays_the_best_scored_of_its_top_segments(monkeypatch):
+    """Of the `top` best-valued segments, the one the searcher scores highest is played; the
+    searcher is given each as the position before its last move and that move."""
+    import skipbo_env.players.value as value
+
+    rules = Rules.preset("standard", 2)
+    net = ValueNet(random_layers(rules, seed=3))
+    game = Game(rules, seed=5)
+    sequences, obs = reference_lister(rules)(game)
+    top = np.argsort(-net(obs), kind="stable")[:3]
+    given = []
+
+    def searcher(rules_, net_, deals, rows, seed):
+        assert (rules_, net_, deals, rows) == (rules, net, 2, 3)
+
+        def scored(candidates):
+            given.extend(candidates)
+            return np.array([0.0, -0.5, 0.25])  # the third best-valued scores highest
+
+        return scored
+
+    monkeypatch.setattr(value, "_searchers", [searcher])
+    agent = ValueAgent(net, rules, seed=9, search=2, top=3)
+    played = []
+    while len(played) < len(sequences[top[2]]):
+        action = agent.act(game.view())
+        played.append(action)
+        game.step(action)
+    assert tuple(played) == sequences[top[2]]
+    assert [(position_key(g.view()), last) for g, last in given] == [
+        (position_key(_before_last(Game(rules, seed=5), sequences[i]).view()),
+         sequences[i][-1]) for i in top]
+
+
+def _before_last(game: Game, sequence) -> Game:
+    for action in sequence[:-1]:
+        game.step(action)
+    return game
+
+
+def test_a_searching_player_chooses_from_the_seats_view_alone():
+    """Two deals with one view (other hands, stock cards below the tops, draw order): the same
+    choices, seeded: the search deals the hidden cards afresh from the seat's view."""
+    rules = Rules.preset("short", 2)
+    net = ValueNet(random_layers(rules, seed=5, scale=0.05))
+    for seed in range(3):
+        game = Game(rules, seed=seed)
+        other = Game.from_view(game.view(), np.random.default_rng(seed + 50))
+        a = ValueAgent(net, rules, seed=1, search=2, top=4).act(game.view())
+        b = ValueAgent(net, rules, seed=1, search=2, top=4).act(other.view())
+        assert a == b
+
+
+@pytest.mark.parametrize("options,key", [
+    ({"search": -1}, "search"), ({"search": 65}, "search"), ({"search": "2"}, "search"),
+    ({"search": 2, "top": 65}, "top"), ({"search": 2, "samples": 2}, "samples"),
+    ({"search": 2, "margin": 0.1}, "margin")])
+def test_bad_search_parameters_are_refused_by_name(options, key):
+    rules = Rules.preset("short", 2)
+    with pytest.raises(ValueError, match=key):
+        ValueAgent(ValueNet(random_layers(rules)), rules, **options)
 
 
 def _segment_end(game: Game, agent) -> tuple:

@@ -112,3 +112,56 @@ def test_past_the_walk_bound_the_batched_value_player_plays_experts_move(monkeyp
     actions = player.actions(np.arange(3))
     assert actions[1] == expert and player.fallbacks == 1
     assert all(engine.masks[g, actions[g]] for g in range(3))
+
+
+def _search_candidates(rules: Rules, count: int):
+    """`count` segments of a short game's decision between `expert`s, each as the position
+    before its last move and that move, some ending in a chance event and some not."""
+    from skipbo_env import Game
+    from skipbo_env.players.registry import make_agent
+    from skipbo_env.players.value import reference_lister
+    from skipbo_env.segments import segment_ending
+
+    game, expert = Game(rules, seed=3), make_agent("expert", rules=rules)
+    while True:
+        sequences, _ = reference_lister(rules)(game)
+        candidates, endings = [], set()
+        for sequence in sequences[:count]:
+            before = game.clone()
+            for action in sequence[:-1]:
+                before.step(action)
+            after = before.clone()
+            after.step(sequence[-1])
+            endings.add(segment_ending(before, after, sequence[-1], game.current_player))
+            candidates.append((before, sequence[-1]))
+        if len(candidates) == count and "turn_end" in endings and endings & {"stock", "refill"}:
+            return candidates
+        game.step(expert.act(game.view()))
+
+
+def test_the_value_search_scores_each_candidate_by_its_td_label_at_the_decision():
+    """The searcher's score of a segment is the label one round of TD bootstrapped from the
+    player's network at the decision gives it (vector/labels.py), all candidates in one
+    group's deals."""
+    from skipbo_env.players.registry import make_agent
+    from skipbo_env.vector.labels import SegmentLabels, value_searcher
+
+    rules = Rules.preset("short", 2)
+    net = make_agent("value_short_2p", rules=rules).net
+    candidates = _search_candidates(rules, 6)
+    scores = value_searcher(rules, net, 2, 8, seed=7)(candidates)
+    labels = SegmentLabels(rules, 8, 7, 2, bootstrap=net, bootstrap_at="decision")
+    for j, (before, last) in enumerate(candidates):
+        labels.add(j, before, last, 1)
+    labels.flush()
+    assert scores.tolist() == [labels.labels[j] for j in range(6)]
+
+
+def test_a_value_search_of_more_candidates_than_its_rows_is_refused():
+    from skipbo_env.players.registry import make_agent
+    from skipbo_env.vector.labels import value_searcher
+
+    rules = Rules.preset("short", 2)
+    net = make_agent("value_short_2p", rules=rules).net
+    with pytest.raises(ValueError, match="1 to 2 candidates, got 3"):
+        value_searcher(rules, net, 1, 2, seed=0)(_search_candidates(rules, 3))

@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 from .. import checks
 from ..players.checkpoints import checkpoint_spec, fits_games_of, load_model
-from ..players.registry import PlayerKind, PlayerSpec, parse_players
+from ..players.registry import PlayerSpec, is_value_file, parse_players
 from ..players.value import load_value_agent
 from ..rules import Rules
 from .stats import by_seat, ratings, wilson
@@ -101,7 +101,7 @@ def check_fits(player: PlayerSpec, rules: Rules) -> None:
     path = player.path
     if path is None:
         return
-    if player.kind is PlayerKind.VALUE:
+    if is_value_file(path):  # a value player, or the search around one
         load_value_agent(path, rules)  # refuses a network that does not read these rules
         return
     _, own, depth, _, _ = checkpoint_spec(path)

@@ -13,7 +13,10 @@ A player name is one of
   ``value_short_2p``, ``value_ffa_3p``) or a path ending in ``.npz``, played by
   `skipbo_env.players.value`;
 - ``lookahead:PATH`` (`SEARCH`): the search player around the policy at checkpoint PATH
-  (`lookahead.PolicyLookaheadAgent`), allowed wherever that checkpoint is;
+  (`lookahead.PolicyLookaheadAgent`), allowed wherever that checkpoint is; around a value
+  player (``lookahead:value_short_2p``, ``lookahead:PATH.npz``), that player with its search
+  (`value.ValueAgent`'s ``search``: `value.SEARCH_DEALS` deals of its `value.SEARCH_TOP` best
+  segments);
 - ``self_play`` (`SELF_PLAY`), where the caller allows it: frozen copies of the learner in
   training (the Gymnasium env's `OpponentPool`, the roles env, the training configs).
 
@@ -36,7 +39,7 @@ from .base import Agent
 from .lookahead import LookaheadAgent, PolicyLookaheadAgent
 from .policy import load_policy_agent
 from .scripted import ExpertAgent, GreedyAgent, NaiveAgent, RandomAgent, TollOnlyExpertAgent
-from .value import load_value_agent
+from .value import SEARCH_DEALS, SEARCH_TOP, load_value_agent
 
 SCRIPTED: dict[str, type[Agent]] = {cls.name: cls for cls in (
     RandomAgent, NaiveAgent, GreedyAgent, ExpertAgent, TollOnlyExpertAgent, LookaheadAgent)}
@@ -50,8 +53,8 @@ SHIPPED_VALUE = ("value_standard_2p", "value_short_2p", "value_ffa_3p")
 VALUE_SUFFIX = ".npz"
 
 __all__ = ["SCRIPTED", "SEARCH", "SELF_PLAY", "SHIPPED", "SHIPPED_VALUE", "PlayerKind",
-           "PlayerSpec", "checkpoint_file", "make_agent", "parse_player", "parse_players",
-           "shipped_checkpoint", "split_names"]
+           "PlayerSpec", "checkpoint_file", "is_value_file", "make_agent", "parse_player",
+           "parse_players", "shipped_checkpoint", "split_names"]
 
 
 class PlayerKind(str, Enum):
@@ -59,7 +62,7 @@ class PlayerKind(str, Enum):
 
     SCRIPTED = "scripted"  # a player of SCRIPTED
     CHECKPOINT = "checkpoint"  # a trained policy, from its checkpoint file
-    SEARCH = "search"  # lookahead:PATH, the search around a checkpoint's policy
+    SEARCH = "search"  # lookahead:PATH, the search around a checkpoint (a policy or a value)
     SELF_PLAY = "self_play"  # frozen copies of the learner (training only)
     VALUE = "value"  # a value player, from its checkpoint file (.npz)
 
@@ -108,6 +111,11 @@ def checkpoint_file(name: str) -> str:
     return shipped_checkpoint(name) or name
 
 
+def is_value_file(path: str | None) -> bool:
+    """Whether `path` names a value player's checkpoint (an ``.npz``)."""
+    return path is not None and path.endswith(VALUE_SUFFIX)
+
+
 def _checkpoint_file(name: str) -> str | None:
     """The checkpoint file `name` names: a shipped checkpoint's name, a ``.zip`` or any path
     with a separator; else None."""
@@ -125,13 +133,13 @@ def _classify(name: str) -> PlayerSpec | None:
         return PlayerSpec(name, PlayerKind.SELF_PLAY)
     if name.startswith(SEARCH):
         path = _checkpoint_file(name[len(SEARCH):])
-        if path is None or path.endswith(VALUE_SUFFIX):
+        if path is None:
             return None
         return PlayerSpec(name, PlayerKind.SEARCH, path)
     path = _checkpoint_file(name)
     if path is None:
         return None
-    kind = PlayerKind.VALUE if path.endswith(VALUE_SUFFIX) else PlayerKind.CHECKPOINT
+    kind = PlayerKind.VALUE if is_value_file(path) else PlayerKind.CHECKPOINT
     return PlayerSpec(name, kind, path)
 
 
@@ -162,7 +170,8 @@ def parse_player(name: object, where: str | None = None, *, what: str = "player"
     also = ""
     if checkpoints is True:
         also = (f", a shipped checkpoint ({', '.join(SHIPPED + SHIPPED_VALUE)}) or a checkpoint "
-                f"path (.zip, a policy: {SEARCH}PATH searches around it; .npz, a value player)")
+                f"path (.zip, a policy, or .npz, a value player: {SEARCH}PATH searches around "
+                f"it)")
     elif checkpoints:
         choices += [str(c) for c in checkpoints] + [SEARCH + str(c) for c in checkpoints]
     raise ValueError(f"{where + ': ' if where else ''}unknown {what} {checks.shown(name)}; one "
@@ -199,6 +208,10 @@ def make_agent(player: str | PlayerSpec, seed: int = 0, rules: Rules | None = No
     if spec.kind is PlayerKind.VALUE:
         assert spec.path is not None
         return load_value_agent(spec.path, rules=rules, seed=seed)
+    if spec.kind is PlayerKind.SEARCH and is_value_file(spec.path):
+        assert spec.path is not None
+        return load_value_agent(spec.path, rules=rules, seed=seed, search=SEARCH_DEALS,
+                                top=SEARCH_TOP)
     if spec.path is not None:
         policy = load_policy_agent(spec.path, rules=rules, seed=seed)
         if spec.kind is PlayerKind.CHECKPOINT:

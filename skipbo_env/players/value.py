@@ -48,6 +48,9 @@ it (none in the standard game's measured decisions, whose largest has 14,003 seg
 Masters one can have a million) is played by `expert`, one move, and counted in `fallbacks`."""
 MAX_SAMPLES = 1024  # outcomes a chance-ending segment's value is averaged over, at most
 MAX_TOP = 1 << 20
+SEARCH_DEALS = 4  # `lookahead:` a value checkpoint: deals each searched segment is scored in
+SEARCH_TOP = 3  # and the best-valued segments it searches
+MAX_SEARCH = 64  # deals and searched segments, at most each (the search's batch holds `top`)
 CHANCE_ENDINGS = ("stock", "refill")  # endings whose outcome the seat sees once it resolves
 MAX_WEIGHTS = 2**24  # numbers in one network, at most (a shipped one holds about 2**18)
 NEGLIGIBLE = 1e-20
@@ -167,6 +170,22 @@ def lister_for(rules: Rules) -> Lister:
     return _listers[0](rules)
 
 
+Searcher = Callable[[Sequence[tuple[Game, int]]], np.ndarray]
+"""Scores candidate segments, each given as (the position before its last move, that move), by
+a search's labels, all in the same deals; one score each, higher is better."""
+SearcherFactory = Callable[[Rules, "ValueNet", int, int, int], Searcher]
+"""(rules, network, deals, most candidates, seed) -> a `Searcher` bootstrapped from the
+network."""
+
+_searchers: list[SearcherFactory | None] = [None]
+
+
+def use_searcher(factory: SearcherFactory) -> None:
+    """Make `factory` the search value players with `search` deals use: the package's facade
+    sets the batched engine's labels (vector/labels.py, docs/architecture.md), a layer above."""
+    _searchers[0] = factory
+
+
 class ValueAgent(Agent):
     """Plays the segment whose resulting position `net` values highest (module docstring)."""
 
@@ -174,7 +193,7 @@ class ValueAgent(Agent):
 
     def __init__(self, net: ValueNet, rules: Rules | None = None, seed: int = 0,
                  path: str = "", margin: float | None = None, samples: int = 0,
-                 top: int = 8):
+                 top: int = 8, search: int = 0):
         super().__init__(seed)
         self.net, self.path = net, path
         # samples > 0: the `top` best-valued segments that end in a chance event (a stock top
@@ -182,7 +201,17 @@ class ValueAgent(Agent):
         # `samples` outcomes drawn from the seat's view (`Game.from_view`), each seen as the
         # seat sees it once the chance has resolved.
         self.samples = checks.integer(samples, "samples", minimum=0, maximum=MAX_SAMPLES)
-        self.top = checks.integer(top, "top", minimum=1, maximum=MAX_TOP)
+        # search > 0: the `top` best-valued segments are scored again by one round of TD in
+        # `search` deals of the hidden cards (vector/labels.py, bootstrapped at the decision):
+        # `expert` plays on to the seat's next decision, valued as this network's best segment
+        # there (a game over before: its score), and the best-scored segment is played.
+        self.search = checks.integer(search, "search", minimum=0, maximum=MAX_SEARCH)
+        self.top = checks.integer(top, "top", minimum=1,
+                                  maximum=MAX_SEARCH if self.search else MAX_TOP)
+        if self.search and (samples or margin is not None):
+            raise ValueError("a value player's search (search > 0) replaces its averaging "
+                             "(samples) and its margin: give one of them")
+        self._searcher: Searcher | None = None
         # None: play the best-valued segment. A number: play `expert`'s segment unless the best
         # one's value beats it by more than `margin` (the network overrules `expert` only where
         # it is sure).
@@ -223,6 +252,9 @@ class ValueAgent(Agent):
             self.fallbacks += 1
             self._plan, self._expect, self._game = [], None, None
             return self._expert.act(view)
+        if self.search:
+            self._plan = list(sequences[self.searched(view, sequences, values)])
+            return self._next(view)
         if self.samples:
             values = self.averaged(view, sequences, values)
         best = int(np.argmax(values))
@@ -232,6 +264,29 @@ class ValueAgent(Agent):
                 best = own
         self._plan = list(sequences[best])
         return self._next(view)
+
+    def searched(self, view: SeatView, sequences: Sequence[tuple[int, ...]],
+                 values: np.ndarray) -> int:
+        """The index of the segment to play with `search` on: of the `top` best by `values`,
+        the one the searcher (`use_searcher`) scores highest (the first on a tie)."""
+        top = [int(i) for i in np.argsort(-values, kind="stable")[:self.top]]
+        if len(top) == 1:
+            return top[0]
+        if self._searcher is None:
+            factory = _searchers[0]
+            if factory is None:
+                raise RuntimeError("no value search is wired in: import skipbo_env, whose "
+                                   "facade sets the batched engine's (use_searcher)")
+            self._searcher = factory(view.rules, self.net, self.search, self.top,
+                                     int(self.rng.integers(2**62)))
+        assert self._game is not None  # the deal the segments were listed in
+        candidates = []
+        for i in top:
+            game = self._game.clone()
+            for action in sequences[i][:-1]:
+                game.step(action)
+            candidates.append((game, sequences[i][-1]))
+        return top[int(np.argmax(self._searcher(candidates)))]
 
     def averaged(self, view: SeatView, sequences: Sequence[tuple[int, ...]],
                  values: np.ndarray) -> np.ndarray:
@@ -332,10 +387,12 @@ def read_value_net(path: str, features: str | None = None) -> ValueNet:
     return ValueNet(layers, features)
 
 
-def load_value_agent(path: str, rules: Rules | None = None, seed: int = 0) -> ValueAgent:
+def load_value_agent(path: str, rules: Rules | None = None, seed: int = 0,
+                     **options) -> ValueAgent:
     """The value player of the checkpoint at `path` (an ``.npz`` beside its model card, whose
     ``"kind"`` is ``"value"`` and whose observation version is this package's); checked
-    against `rules` when given. Nothing in either file is unpickled or run."""
+    against `rules` when given; `options` are `ValueAgent`'s (``search``, ``top``, ...).
+    Nothing in either file is unpickled or run."""
     card = card_or_refuse(path)
     if card.get("kind") != "value":
         raise ValueError(f"model card of {path} is not a value network's (its kind is "
@@ -346,4 +403,4 @@ def load_value_agent(path: str, rules: Rules | None = None, seed: int = 0) -> Va
     if features is not None and features not in FEATURE_SETS:
         raise ValueError(f"model card of {path}: network.features must be one of "
                          f"{list(FEATURE_SETS)} or absent, got {checks.shown(features)}")
-    return ValueAgent(read_value_net(path, features), rules, seed, path)
+    return ValueAgent(read_value_net(path, features), rules, seed, path, **options)

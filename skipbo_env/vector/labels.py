@@ -154,3 +154,23 @@ def splitmix(z: np.ndarray) -> np.ndarray:
 def rows_of(state, rows: int):
     """The first `rows` games of a `State`."""
     return type(state)(*(a[:rows] for a in state))
+
+
+def value_searcher(rules: Rules, net: ValueNet, deals: int, rows: int, seed: int):
+    """The value player's search (players/value.py, `use_searcher`): candidate segments scored
+    by one round of TD bootstrapped from `net` at the decision, `deals` deals each, all in
+    the same deals (common random numbers), at most `rows` at once."""
+    labels = SegmentLabels(rules, rows, seed, deals, bootstrap=net, bootstrap_at="decision")
+    searches = [0]
+
+    def searched(candidates) -> np.ndarray:
+        if not 0 < len(candidates) <= rows:
+            raise ValueError(f"a search scores 1 to {rows} candidates, got {len(candidates)}")
+        searches[0] += 1
+        labels.labels.clear()
+        for j, (before, last) in enumerate(candidates):
+            labels.add(j, before, last, searches[0])
+        labels.flush()
+        return np.array([labels.labels[j] for j in range(len(candidates))])
+
+    return searched
