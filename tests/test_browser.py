@@ -270,17 +270,19 @@ def test_the_page_explains_how_to_play_and_names_the_strongest_bot(server, brows
     page.close()
 
 
-def test_a_served_value_player_is_named_the_strongest_of_the_setting_it_was_trained_for(
+def test_the_search_around_a_served_value_player_is_named_the_strongest_of_its_setting(
         browser):
     with _served(create_app(("value_short_2p",))) as url:
         page = _open(browser, url, [])
         page.click("#how-to-play summary")
         said = page.locator("#strongest").text_content()
         assert "Strongest bot: lookahead" in said
-        assert "In the two-player short game (stock 10): value_short_2p, it won" in said
+        assert "In the two-player short game (stock 10): lookahead:value_short_2p, it won" in said
         labels = page.eval_on_selector_all("#opponent-choices option",
                                            "els => els.map(e => e.text)")
-        assert "value_short_2p (strongest in the two-player short game (stock 10))" in labels
+        assert "lookahead:value_short_2p (strongest in the two-player short game (stock 10))" \
+            in labels
+        assert "value_short_2p" in labels  # the value player alone is offered too
         assert "lookahead (strongest)" in labels
         _no_csp_violation(page)
         page.close()

@@ -210,8 +210,8 @@ def test_the_terminal_help_names_the_strongest_bot_of_the_game_s_setting():
                             text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     out = " ".join(result.stdout.split())
-    assert "Strongest bot in the two-player short game (stock 10): value_short_2p, it won" \
-        in out
+    assert "Strongest bot in the two-player short game (stock 10): lookahead:value_short_2p, " \
+        "it won" in out
     assert "Strongest bot: lookahead" not in out
 
 

@@ -385,9 +385,10 @@ def test_a_truncated_game_says_which_limit_stopped_it(pick, limits, said):
     assert result_text(game, ["you", "expert"], human=0) == said
 
 
-def test_the_strongest_bot_of_a_setting_a_value_player_was_trained_for_is_that_player():
-    assert strongest(Rules.preset("short", 2))["name"] == "value_short_2p"
-    assert strongest(Rules.preset("short", 2, stock_size=10))["name"] == "value_short_2p"
+def test_the_strongest_bot_of_a_setting_a_value_player_was_trained_for_is_its_search():
+    assert strongest(Rules.preset("short", 2))["name"] == "lookahead:value_short_2p"
+    assert strongest(Rules.preset("short", 2, stock_size=10))["name"] == \
+        "lookahead:value_short_2p"
 
 
 def test_every_other_setting_names_lookahead_the_strongest_bot():

@@ -868,11 +868,11 @@ def test_the_options_explain_the_game_and_name_the_strongest_bot(client):
     assert options["strongest_in"] == []  # no value player served
 
 
-def test_the_options_name_a_served_value_player_the_strongest_of_its_setting():
+def test_the_options_name_the_search_around_a_served_value_player_the_strongest_of_its_setting():
     options = TestClient(app_for_tests(checkpoints=("value_short_2p",))).get(
         "/api/options").json()
     [entry] = options["strongest_in"]
-    assert entry["name"] == "value_short_2p" and entry["name"] in options["checkpoints"]
+    assert entry["name"] == "lookahead:value_short_2p" and entry["name"] in options["checkpoints"]
     assert (entry["variant"], entry["num_players"], entry["stock_size"]) == ("short", 2, 10)
     assert "against expert" in entry["said"] and "short game" in entry["setting"]
 
@@ -885,7 +885,24 @@ def test_skipbo_serve_offers_every_shipped_checkpoint_by_default():
     assert set(SHIPPED_VALUE) <= set(offered)
     assert set(SHIPPED) <= set(offered)  # the train extra is installed here
     options = TestClient(app_for_tests(checkpoints=tuple(offered))).get("/api/options").json()
-    assert options["checkpoints"] == offered
+    assert options["checkpoints"] == [*offered, *(f"lookahead:{c}" for c in SHIPPED_VALUE)]
+
+
+def test_a_served_value_player_is_offered_with_its_search_and_plays_with_it():
+    client = TestClient(app_for_tests(checkpoints=("value_short_2p",)))
+    assert client.get("/api/options").json()["checkpoints"] == [
+        "value_short_2p", "lookahead:value_short_2p"]
+    r = client.post("/api/games", json={"variant": "short", "stock_size": 3, "seed": 1,
+                                        "opponents": ["lookahead:value_short_2p"]})
+    assert r.status_code == 200, r.text
+    assert r.json()["state"]["names"] == ["you", "lookahead:value_short_2p"]
+
+
+def test_the_search_around_a_value_player_that_is_not_served_is_refused():
+    client = TestClient(app_for_tests(checkpoints=("value_short_2p",)))
+    r = client.post("/api/games", json={"variant": "short", "seed": 1,
+                                        "opponents": ["lookahead:value_standard_2p"]})
+    assert r.status_code == 400 and "lookahead:value_standard_2p" in r.json()["error"]
 
 
 def _played(client):

@@ -82,7 +82,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ... import checks, records
-from ...players.registry import SCRIPTED, checkpoint_file, parse_player
+from ...players.registry import SCRIPTED, SEARCH, checkpoint_file, is_value_file, parse_player
 from ...rules import STALL_OUTCOMES, VARIANTS
 from ...text import DECK_STYLES, check_deck_style
 from ..session import (
@@ -722,7 +722,10 @@ class Api:
     def __init__(self, tables: TableStore, pool: ThreadPoolExecutor, body_timeout: float,
                  checkpoints: tuple[str, ...], deck_style: str):
         self.tables, self.pool, self.body_timeout = tables, pool, body_timeout
-        self.checkpoints, self.deck_style = checkpoints, deck_style
+        # A served value player is offered with the search around it too (lookahead:NAME).
+        self.checkpoints = (*checkpoints, *(SEARCH + c for c in checkpoints
+                                            if is_value_file(checkpoint_file(c))))
+        self.deck_style = deck_style
 
     async def off_loop(self, fn: Callable, *args: Any) -> Any:
         """`fn(*args)` in the bots' pool, not on the event loop."""
