@@ -226,6 +226,29 @@ def test_a_searching_player_plays_the_best_scored_of_its_top_segments(monkeypatc
          sequences[i][-1]) for i in top]
 
 
+def test_a_searching_player_plays_games_of_other_rules_in_turn(tmp_path):
+    """One player, two stock sizes one after the other: a search for each rules."""
+    agent = make_agent(f"lookahead:{write_checkpoint(tmp_path, Rules.preset('short', 2))}")
+    for stock in (10, 3, 10):
+        rules = Rules.preset("short", 2, stock_size=stock)
+        game, other = Game(rules, seed=stock), make_agent("expert", rules=rules)
+        for _ in range(30):
+            if game.is_over:
+                break
+            player = agent if game.current_player == 0 else other
+            game.step(player.act(game.view()))
+
+
+def test_a_search_with_nothing_wired_in_says_so(monkeypatch):
+    import skipbo_env.players.value as value
+
+    monkeypatch.setattr(value, "_searchers", [None])
+    rules = Rules.preset("short", 2)
+    agent = ValueAgent(ValueNet(random_layers(rules)), rules, search=2, top=3)
+    with pytest.raises(RuntimeError, match="use_searcher"):
+        agent.act(Game(rules, seed=1).view())
+
+
 def _before_last(game: Game, sequence) -> Game:
     for action in sequence[:-1]:
         game.step(action)
@@ -247,7 +270,8 @@ def test_a_searching_player_chooses_from_the_seats_view_alone():
 
 @pytest.mark.parametrize("options,key", [
     ({"search": -1}, "search"), ({"search": 65}, "search"), ({"search": "2"}, "search"),
-    ({"search": 2, "top": 65}, "top"), ({"search": 2, "samples": 2}, "samples"),
+    ({"search": 2, "top": 65}, "top"), ({"search": 2, "top": 1}, "top"),
+    ({"search": 2, "samples": 2}, "samples"),
     ({"search": 2, "margin": 0.1}, "margin")])
 def test_bad_search_parameters_are_refused_by_name(options, key):
     rules = Rules.preset("short", 2)

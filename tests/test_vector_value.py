@@ -165,3 +165,20 @@ def test_a_value_search_of_more_candidates_than_its_rows_is_refused():
     net = make_agent("value_short_2p", rules=rules).net
     with pytest.raises(ValueError, match="1 to 2 candidates, got 3"):
         value_searcher(rules, net, 1, 2, seed=0)(_search_candidates(rules, 3))
+
+
+def test_each_search_deals_the_hidden_cards_afresh():
+    """Two searches of the same candidates are two groups of deals: other scores."""
+    from skipbo_env.players.registry import make_agent
+    from skipbo_env.vector.labels import value_searcher
+
+    rules = Rules.preset("short", 2)
+    searched = value_searcher(rules, make_agent("value_short_2p", rules=rules).net, 1, 6, 7)
+    candidates = _search_candidates(rules, 6)
+    assert searched(candidates).tolist() != searched(candidates).tolist()
+
+
+def test_the_search_around_a_value_player_is_no_batched_opponent():
+    with pytest.raises(ValueError, match="no batched player 'lookahead:value_short_2p'"):
+        SkipBoVectorEnv("short", 2, num_envs=2, opponents="lookahead:value_short_2p")
+

@@ -892,10 +892,13 @@ def test_a_served_value_player_is_offered_with_its_search_and_plays_with_it():
     client = TestClient(app_for_tests(checkpoints=("value_short_2p",)))
     assert client.get("/api/options").json()["checkpoints"] == [
         "value_short_2p", "lookahead:value_short_2p"]
-    r = client.post("/api/games", json={"variant": "short", "stock_size": 3, "seed": 1,
-                                        "opponents": ["lookahead:value_short_2p"]})
+    gid, state = _new(client, opponents=["lookahead:value_short_2p"])
+    assert state["names"] == ["you", "lookahead:value_short_2p"]
+    discard = next(m for m in state["moves"] if m["target"]["zone"] == "discard")
+    r = client.post(f"/api/games/{gid}/move", json={"action": discard["action"],
+                                                    "version": state["version"]})
     assert r.status_code == 200, r.text
-    assert r.json()["state"]["names"] == ["you", "lookahead:value_short_2p"]
+    assert [e["seat"] for e in r.json()["events"][1:]][:1] == [1]  # the search bot moved
 
 
 def test_the_search_around_a_value_player_that_is_not_served_is_refused():

@@ -206,12 +206,12 @@ class ValueAgent(Agent):
         # `expert` plays on to the seat's next decision, valued as this network's best segment
         # there (a game over before: its score), and the best-scored segment is played.
         self.search = checks.integer(search, "search", minimum=0, maximum=MAX_SEARCH)
-        self.top = checks.integer(top, "top", minimum=1,
+        self.top = checks.integer(top, "top", minimum=2 if self.search else 1,
                                   maximum=MAX_SEARCH if self.search else MAX_TOP)
         if self.search and (samples or margin is not None):
             raise ValueError("a value player's search (search > 0) replaces its averaging "
                              "(samples) and its margin: give one of them")
-        self._searcher: Searcher | None = None
+        self._searchers: dict[Rules, Searcher] = {}  # one for each rules played, as listers
         # None: play the best-valued segment. A number: play `expert`'s segment unless the best
         # one's value beats it by more than `margin` (the network overrules `expert` only where
         # it is sure).
@@ -272,13 +272,14 @@ class ValueAgent(Agent):
         top = [int(i) for i in np.argsort(-values, kind="stable")[:self.top]]
         if len(top) == 1:
             return top[0]
-        if self._searcher is None:
+        searcher = self._searchers.get(view.rules)
+        if searcher is None:
             factory = _searchers[0]
             if factory is None:
                 raise RuntimeError("no value search is wired in: import skipbo_env, whose "
                                    "facade sets the batched engine's (use_searcher)")
-            self._searcher = factory(view.rules, self.net, self.search, self.top,
-                                     int(self.rng.integers(2**62)))
+            searcher = self._searchers[view.rules] = factory(
+                view.rules, self.net, self.search, self.top, int(self.rng.integers(2**62)))
         assert self._game is not None  # the deal the segments were listed in
         candidates = []
         for i in top:
@@ -286,7 +287,7 @@ class ValueAgent(Agent):
             for action in sequences[i][:-1]:
                 game.step(action)
             candidates.append((game, sequences[i][-1]))
-        return top[int(np.argmax(self._searcher(candidates)))]
+        return top[int(np.argmax(searcher(candidates)))]
 
     def averaged(self, view: SeatView, sequences: Sequence[tuple[int, ...]],
                  values: np.ndarray) -> np.ndarray:
