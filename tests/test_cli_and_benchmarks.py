@@ -192,12 +192,14 @@ def test_the_value_speed_benchmark_times_a_network_as_trained_and_as_read():
     assert wrong.returncode == 2 and "no_such_player" in wrong.stderr
 
 
-def test_the_value_rollouts_benchmark_plays_the_value_player_with_its_rollout_check():
+@pytest.mark.parametrize("bootstrap", ["none", "decision"])
+def test_the_value_rollouts_benchmark_plays_the_value_player_with_its_rollout_check(bootstrap):
     result = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "value_rollouts.py"),
-                             "--games", "2", "--top", "3", "--deals", "2"],
-                            capture_output=True, text=True, timeout=300)
+                             "--games", "2", "--top", "3", "--deals", "2", "--bootstrap",
+                             bootstrap], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
-    assert "value_short_2p, top 3, deals 2: " in result.stdout and "ms a move" in result.stdout
+    assert f"value_short_2p, top 3, deals 2, bootstrap {bootstrap}, against expert: " in \
+        result.stdout and "ms a move" in result.stdout
 
 
 def test_the_soak_benchmark_plays_every_variant_and_prints_failures_and_memory():
