@@ -35,8 +35,8 @@ LABEL_SCALE = 20.0  # stock cards a label of 1 stands for
 
 class SegmentLabels:
     """Labels segments' resulting positions by rollouts of the batched `expert`, in batches of
-    `rows` games (module docstring): each is loaded as it stood before the segment's last move
-    and rolled out from that move (module docstring). Labels land in `labels`, by sample, at
+    `rows` games: each is loaded as it stood before the segment's last move and rolled out
+    from that move (module docstring). Labels land in `labels`, by sample, at
     each `flush` (a full batch flushes itself)."""
 
     def __init__(self, rules: Rules, rows: int, seed: int, deals: int,
@@ -100,7 +100,6 @@ class SegmentLabels:
         for row, sample in enumerate(self.pending):
             self.labels[sample] = float(labels[row])
         self.pending = []
-
 
     def _bootstrapped(self, base, work, seats, last, keys) -> np.ndarray:
         """One deal's labels by one round of TD (`bootstrap`): each row rolled out by `expert`
